@@ -1,0 +1,294 @@
+// The agent's lifecycle: register, pull jobs into a concurrency-limited queue, run them,
+// deliver results (through the disk spool when the service is away), shut down gracefully.
+
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import PQueue from 'p-queue';
+import { runners } from '../checks/index.js';
+import { judge, type Job, type RunResult } from '../domain/run.js';
+import { ServiceClient, ProtocolError, type Registration } from './client.js';
+import { Spool } from './spool.js';
+import { agentMetrics } from './metrics.js';
+import { startHealthServer } from './health.js';
+import type { AgentConfig } from './config.js';
+import type { Logger } from '../log.js';
+import { VERSION } from '../version.js';
+
+const UPTIME_TYPES = new Set(['URL', 'DNS', 'TCP', 'ICMP']);
+const MAX_BATCH = 1000;
+
+type State = 'starting' | 'ready' | 'refused' | 'unreachable' | 'stopping';
+
+export class Agent {
+  readonly id = randomUUID();
+  readonly metrics = agentMetrics();
+  private state: State = 'starting';
+  private registration: Registration | null = null;
+  private client: ServiceClient;
+  private queue: PQueue;
+  /** Leased jobs, queued or running, with the means to abort them. */
+  private held = new Map<string, { job: Job; abort: AbortController; started: boolean }>();
+  private outbox: RunResult[] = [];
+  private flushing: Promise<void> | null = null;
+  private spool: Spool;
+  private draining: Promise<void> | null = null;
+  private pollAbort = new AbortController();
+  private slotFreed: (() => void) | null = null;
+  private health: http.Server | null = null;
+  private pulling: Promise<void> | null = null;
+  private events: Record<string, unknown>[] = [];
+
+  constructor(private config: AgentConfig, private log: Logger) {
+    this.client = new ServiceClient(config.serviceUrl, config.apiKey, this.id);
+    this.queue = new PQueue({ concurrency: config.concurrency });
+    this.spool = new Spool(config.spoolDir);
+  }
+
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  async start(): Promise<void> {
+    if (this.config.healthServer) {
+      this.health = await startHealthServer(
+        { ready: () => this.ready, health: () => this.healthReport(), registry: this.metrics.registry },
+        this.config.healthPort,
+        this.config.healthHost,
+      );
+      const addr = this.health.address();
+      this.log.info({ port: typeof addr === 'object' && addr ? addr.port : this.config.healthPort }, 'health server listening');
+    }
+    if (!this.spool.empty) this.drain();
+    this.pulling = this.pullLoop();
+  }
+
+  healthPort(): number | null {
+    const addr = this.health?.address();
+    return typeof addr === 'object' && addr ? addr.port : null;
+  }
+
+  private healthReport() {
+    return {
+      status: this.state === 'ready' ? 'ok' : this.state,
+      version: VERSION,
+      agentId: this.id,
+      profile: this.config.profile,
+      connected: this.state === 'ready',
+      jobsRunning: [...this.held.values()].filter((h) => h.started).length,
+      queueSize: this.queue.size,
+      concurrency: this.config.concurrency,
+      spooled: !this.spool.empty,
+    };
+  }
+
+  private async pullLoop(): Promise<void> {
+    let backoff = 500;
+    let lastBeat = Date.now();
+    while (this.state !== 'stopping') {
+      try {
+        if (!this.registration) {
+          this.registration = await this.client.register({ version: VERSION, profile: this.config.profile, runtimes: [], concurrency: this.config.concurrency });
+          this.log.info({ agentId: this.id, location: this.registration.location.slugName ?? 'data centers' }, 'registered with the service');
+          this.setState('ready');
+        }
+        const leaseMs = this.registration.leaseSeconds * 1000;
+        const waitMs = Math.min(this.registration.pollSeconds * 1000, Math.floor(leaseMs / 3));
+        const free = this.config.concurrency - this.held.size;
+        if (free <= 0) {
+          // Every slot busy: wait for one, but keep the leases of long jobs alive meanwhile.
+          const beatIn = lastBeat + waitMs - Date.now();
+          if (beatIn > 0) {
+            await new Promise<void>((resolve) => {
+              const t = setTimeout(resolve, beatIn);
+              this.slotFreed = () => (clearTimeout(t), resolve());
+            });
+            this.slotFreed = null;
+            continue;
+          }
+        }
+        const jobs = await this.client.lease(Math.max(0, free), waitMs, [...this.held.keys()], this.pollAbort.signal);
+        lastBeat = Date.now();
+        this.setState('ready');
+        backoff = 500;
+        for (const job of jobs) this.accept(job);
+      } catch (err) {
+        if (this.stopping()) break;
+        if (err instanceof ProtocolError && err.status === 401) {
+          this.registration = null;
+          this.setState('refused', `the service refused the private-location key: ${err.message}`);
+          backoff = 5000;
+        } else if (err instanceof ProtocolError && err.status === 409) {
+          // The service restarted and forgot us: register again at once.
+          this.registration = null;
+          continue;
+        } else {
+          this.setState('unreachable', `cannot reach the service at ${this.config.serviceUrl}: ${(err as Error).message}`);
+          backoff = Math.min(backoff * 2, 10_000);
+        }
+        await new Promise((r) => setTimeout(r, backoff));
+      }
+    }
+  }
+
+  // A method, so TypeScript does not narrow the state across awaits.
+  private stopping(): boolean {
+    return this.state === 'stopping';
+  }
+
+  private setState(next: State, why?: string): void {
+    if (this.state === next || this.state === 'stopping') return;
+    this.state = next;
+    if (next === 'ready') this.log.info('pulling jobs');
+    else this.log.error({ state: next }, why ?? next);
+  }
+
+  private accept(job: Job): void {
+    const abort = new AbortController();
+    const entry = { job, abort, started: false };
+    this.held.set(job.id, entry);
+    this.metrics.queueDepth.set(this.queue.size + 1);
+    void this.queue.add(async () => {
+      if (abort.signal.aborted) return;
+      entry.started = true;
+      this.metrics.running.inc();
+      this.metrics.queueDepth.set(this.queue.size);
+      try {
+        this.deliver(await this.run(job, abort.signal));
+      } finally {
+        this.metrics.running.dec();
+        this.held.delete(job.id);
+        this.slotFreed?.();
+      }
+    });
+  }
+
+  private async run(job: Job, stop: AbortSignal): Promise<RunResult> {
+    const startedAt = Date.now();
+    const base = { jobId: job.id, checkId: job.checkId, location: job.location, dueAt: job.dueAt, startedAt };
+    const runner = runners[job.checkType];
+    const refuse = this.config.profile === 'uptime' && !UPTIME_TYPES.has(job.checkType);
+    if (!runner || refuse) {
+      const error = refuse ? `this agent runs the uptime profile and cannot run ${job.checkType} checks` : `this agent cannot run ${job.checkType} checks`;
+      this.metrics.jobs.inc({ check_type: job.checkType, outcome: 'error' });
+      return { ...base, stoppedAt: Date.now(), responseTime: 0, hasFailures: true, hasErrors: true, isDegraded: false, overMaxResponseTime: false, error, detail: {} };
+    }
+    const deadline = startedAt + job.timeoutMs;
+    const signal = AbortSignal.any([stop, AbortSignal.timeout(job.timeoutMs + 1000)]);
+    try {
+      const probe = await runner(job, { signal, deadline, log: this.log });
+      const v = judge(job.check, probe);
+      const stoppedAt = Date.now();
+      this.metrics.jobs.inc({ check_type: job.checkType, outcome: v.hasFailures ? 'failed' : v.isDegraded ? 'degraded' : 'passed' });
+      this.metrics.duration.observe({ check_type: job.checkType }, (stoppedAt - startedAt) / 1000);
+      return { ...base, stoppedAt, responseTime: probe.responseTime, hasErrors: false, ...v, detail: probe.detail };
+    } catch (err) {
+      // A runner that throws is a bug in the agent, not in the target: say so, keep serving.
+      const error = `the ${job.checkType} runner failed: ${(err as Error).message}`;
+      this.log.error({ err, jobId: job.id }, 'runner crashed');
+      this.report({ kind: 'runner_crash', checkType: job.checkType, message: (err as Error).message });
+      this.metrics.jobs.inc({ check_type: job.checkType, outcome: 'error' });
+      return { ...base, stoppedAt: Date.now(), responseTime: 0, hasFailures: true, hasErrors: true, isDegraded: false, overMaxResponseTime: false, error, detail: {} };
+    }
+  }
+
+  private deliver(r: RunResult): void {
+    if (this.draining) {
+      // Older results wait on disk: newer ones queue behind them to keep the order.
+      this.spool.append([r]);
+      this.metrics.spooled.inc();
+      return;
+    }
+    this.outbox.push(r);
+    if (!this.flushing) this.flushing = this.flushLoop();
+  }
+
+  private async flushLoop(): Promise<void> {
+    // Let results of one tick gather into one request.
+    await new Promise((r) => setImmediate(r));
+    while (this.outbox.length) {
+      const batch = this.outbox.splice(0, MAX_BATCH);
+      try {
+        await this.client.deliver(batch);
+      } catch (err) {
+        this.metrics.deliveryFailures.inc();
+        this.log.warn({ count: batch.length, err: (err as Error).message }, 'could not deliver results; keeping them on disk');
+        this.spool.append(batch.concat(this.outbox.splice(0)));
+        this.metrics.spooled.inc(batch.length);
+        this.drain();
+      }
+    }
+    this.flushing = null;
+  }
+
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = (async () => {
+      let backoff = 500;
+      for (;;) {
+        this.spool.rotate();
+        const segs = this.spool.segments();
+        if (segs.length === 0) break;
+        try {
+          for (const seg of segs) {
+            const results = this.spool.read(seg);
+            for (let i = 0; i < results.length; i += MAX_BATCH) await this.client.deliver(results.slice(i, i + MAX_BATCH));
+            this.spool.remove(seg);
+          }
+          backoff = 500;
+        } catch {
+          if (this.state === 'stopping') break;
+          await new Promise((r) => setTimeout(r, backoff));
+          backoff = Math.min(backoff * 2, 10_000);
+        }
+      }
+      this.log.info('spooled results delivered');
+    })().finally(() => {
+      this.draining = null;
+      // A result spooled while the last segment was being sent must not wait for the next outage.
+      if (!this.spool.empty && this.state !== 'stopping') this.drain();
+    });
+  }
+
+  /** Error-level events for the service's log, unless EXTERNAL_OBSERVABILITY=off. */
+  private report(event: Record<string, unknown>): void {
+    if (!this.config.externalObservability) return;
+    this.events.push({ ...event, at: new Date().toISOString() });
+    if (this.events.length > 1) return;
+    setTimeout(() => {
+      const batch = this.events.splice(0, 100);
+      this.client.events(batch).catch(() => {});
+    }, 1000).unref();
+  }
+
+  /** SIGTERM: not ready at once, stop pulling, let running jobs finish, deliver, leave. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopping') return;
+    this.state = 'stopping';
+    this.log.info({ running: this.held.size, graceMs: this.config.shutdownGraceMs }, 'shutting down');
+    this.pollAbort.abort();
+    this.slotFreed?.();
+    await this.pulling?.catch(() => {});
+    // Jobs leased but not started go back to the service for another agent.
+    const unstarted = [...this.held.values()].filter((h) => !h.started);
+    for (const h of unstarted) {
+      h.abort.abort();
+      this.held.delete(h.job.id);
+    }
+    this.queue.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.config.shutdownGraceMs)));
+    if ((await Promise.race([this.queue.onIdle(), grace])) === 'late') {
+      this.log.warn({ running: this.held.size }, 'grace period over: aborting running jobs');
+      for (const h of this.held.values()) h.abort.abort();
+      await this.queue.onIdle();
+    }
+    clearTimeout(timer);
+    await this.flushing;
+    await this.draining?.catch(() => {});
+    if (this.outbox.length) this.spool.append(this.outbox.splice(0));
+    await this.client.deregister(unstarted.map((h) => h.job.id)).catch(() => {});
+    await this.client.close().catch(() => {});
+    await new Promise<void>((r) => (this.health ? this.health.close(() => r()) : r()));
+    this.log.info('stopped');
+  }
+}

@@ -1,0 +1,70 @@
+// The agent's side of the job protocol (docs/agent-protocol.md), over undici.
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply to this connection; NODE_EXTRA_CA_CERTS is read by
+// Node itself at start.
+
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { Job, RunResult } from '../domain/run.js';
+
+export class ProtocolError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+export interface Registration {
+  protocolVersion: number;
+  leaseSeconds: number;
+  pollSeconds: number;
+  location: { privateLocationId?: string; slugName?: string; dataCenters?: string[] };
+}
+
+export class ServiceClient {
+  private dispatcher: Dispatcher;
+
+  constructor(private baseUrl: string, private key: string, private agentId: string) {
+    this.dispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 60_000, headersTimeout: 180_000, bodyTimeout: 180_000, connections: 8 });
+  }
+
+  register(info: { version: string; profile: string; runtimes: string[]; concurrency: number }): Promise<Registration> {
+    return this.post('/agent/v1/register', { agentId: this.agentId, ...info });
+  }
+
+  async lease(max: number, waitMs: number, running: string[], signal?: AbortSignal): Promise<Job[]> {
+    return (await this.post<{ jobs: Job[] }>('/agent/v1/jobs/lease', { agentId: this.agentId, max, waitMs, running }, signal)).jobs;
+  }
+
+  async deliver(results: RunResult[]): Promise<string[]> {
+    return (await this.post<{ accepted: string[] }>('/agent/v1/results', { agentId: this.agentId, results })).accepted;
+  }
+
+  async deregister(release: string[]): Promise<void> {
+    await this.post('/agent/v1/deregister', { agentId: this.agentId, release }, AbortSignal.timeout(3000));
+  }
+
+  async events(events: Record<string, unknown>[]): Promise<void> {
+    await this.post('/agent/v1/events', { agentId: this.agentId, events }, AbortSignal.timeout(5000));
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private async post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    const res = await request(this.baseUrl + path, {
+      method: 'POST',
+      dispatcher: this.dispatcher,
+      headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) {
+      let message = text.slice(0, 300);
+      try {
+        message = JSON.parse(text).message ?? message;
+      } catch { /* not JSON */ }
+      throw new ProtocolError(res.statusCode, message);
+    }
+    return JSON.parse(text) as T;
+  }
+}

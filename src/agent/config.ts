@@ -1,0 +1,42 @@
+import os from 'node:os';
+import path from 'node:path';
+import { int, str, oneOf, url, ConfigError } from '../config.js';
+import { LOG_LEVELS, type LogLevel } from '../log.js';
+
+export const PROFILES = ['full', 'uptime'] as const;
+
+export interface AgentConfig {
+  apiKey: string;
+  serviceUrl: string;
+  concurrency: number;
+  healthPort: number;
+  healthHost: string | undefined;
+  externalObservability: boolean;
+  logLevel: LogLevel;
+  shutdownGraceMs: number;
+  spoolDir: string;
+  profile: (typeof PROFILES)[number];
+  /** Serve the health server at all (the built-in agent of `outpost start` does not). */
+  healthServer: boolean;
+}
+
+export function agentConfig(env: Record<string, string | undefined> = process.env): AgentConfig {
+  const apiKey = env.API_KEY;
+  if (!apiKey) {
+    throw new ConfigError('API_KEY is required: set it to a private-location key (create one with POST /v1/private-locations or POST /v1/private-locations/{id}/keys)');
+  }
+  if (/\s/.test(apiKey)) throw new ConfigError('API_KEY must not contain white space');
+  return {
+    apiKey,
+    serviceUrl: url(env, 'OUTPOST_URL', 'http://127.0.0.1:3000'),
+    concurrency: int(env, 'JOB_CONCURRENCY', 1, 1, 1000),
+    healthPort: int(env, 'AGENT_HEALTH_PORT', 8081, 0, 65535),
+    healthHost: env.AGENT_HEALTH_HOST || undefined,
+    externalObservability: oneOf(env, 'EXTERNAL_OBSERVABILITY', ['on', 'off'] as const, 'on') === 'on',
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'INFO'),
+    shutdownGraceMs: int(env, 'OUTPOST_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600) * 1000,
+    spoolDir: str(env, 'OUTPOST_SPOOL_DIR', path.join(os.homedir(), '.outpost-agent', 'spool')),
+    profile: oneOf(env, 'OUTPOST_AGENT_PROFILE', PROFILES, 'full'),
+    healthServer: true,
+  };
+}

@@ -1,0 +1,9 @@
+// The registry: check type → runner. Adding a check type is adding a file and a line here.
+import type { CheckRunner } from './types.js';
+import { runTcp } from './tcp.js';
+
+export const runners: Partial<Record<string, CheckRunner>> = {
+  TCP: runTcp,
+};
+
+export type { CheckRunner, RunContext } from './types.js';

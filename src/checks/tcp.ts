@@ -1,0 +1,158 @@
+// TCP check: connect, optionally send data, read the answer, assert on it.
+//
+// Reading stops when the server closes, when the deadline passes, or as soon as the answer is
+// complete enough to judge: after the first chunk when no assertion looks at the data, or once
+// every data assertion passes. Waiting for a close that a line-based server never sends would
+// turn every such check into a timeout.
+
+import net from 'node:net';
+import dns from 'node:dns/promises';
+import { performance } from 'node:perf_hooks';
+import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
+import type { CheckRunner } from './types.js';
+
+interface TcpRequest {
+  hostname: string;
+  port: number;
+  data?: string | null;
+  assertions?: Assertion[];
+  ipFamily?: 'IPv4' | 'IPv6';
+}
+
+const DATA_SOURCES = new Set(['RESPONSE_DATA', 'TEXT_BODY']);
+const MAX_READ_BYTES = 1024 * 1024;
+
+export const runTcp: CheckRunner = async (job, ctx) => {
+  const req = job.check.request as unknown as TcpRequest;
+  const assertions = req.assertions ?? [];
+  const dataAssertions = assertions.filter((a) => DATA_SOURCES.has(a.source));
+  const family = req.ipFamily === 'IPv6' ? 6 : 4;
+  const t0 = performance.now();
+  const timings = { dns: 0, connect: 0, data: 0, total: 0 };
+  let address = req.hostname;
+  let received = '';
+  let error: string | null = null;
+  let phase = 'resolving';
+
+  try {
+    if (net.isIP(req.hostname) === 0) {
+      const found = await withDeadline(dns.lookup(req.hostname, { family }), ctx.deadline, ctx.signal);
+      address = found.address;
+    }
+    timings.dns = performance.now() - t0;
+    phase = 'connecting to';
+    received = await exchange(address, req.port, family, req.data ?? null, dataAssertions, ctx.deadline, ctx.signal, (p, at) => {
+      phase = p;
+      if (p === 'reading from') timings.connect = at - t0 - timings.dns;
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+      error = `Timed out after ${Math.round(performance.now() - t0)} ms while ${phase} ${req.hostname}:${req.port}`;
+    } else if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA') {
+      error = `DNS lookup of ${req.hostname} failed (${e.code}) for IPv${family}`;
+    } else {
+      error = `${e.code ?? e.name}: ${e.message}`;
+    }
+  }
+  timings.total = performance.now() - t0;
+  if (timings.connect > 0) timings.data = timings.total - timings.dns - timings.connect;
+
+  const outcomes = error
+    ? []
+    : evaluateAssertions(assertions, (a) => (a.source === 'RESPONSE_TIME' ? Math.round(timings.total) : received));
+  const failed = outcomes.find((o) => !o.passed);
+  if (!error && failed) error = describeFailure(failed);
+
+  return {
+    responseTime: Math.round(timings.total),
+    error,
+    assertions: outcomes,
+    detail: {
+      tcpCheckResult: {
+        hostname: req.hostname,
+        port: req.port,
+        ipFamily: family === 6 ? 'IPv6' : 'IPv4',
+        address,
+        request: { data: req.data ?? null },
+        response: { data: received },
+        assertions: outcomes,
+        timings: round(timings),
+        error,
+      },
+    },
+  };
+};
+
+function round(t: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k in t) out[k] = Math.round(t[k] * 1000) / 1000;
+  return out;
+}
+
+function timeoutError(): Error {
+  const e = new Error('timed out');
+  e.name = 'TimeoutError';
+  return e;
+}
+
+function withDeadline<T>(p: Promise<T>, deadline: number, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(timeoutError()), Math.max(0, deadline - Date.now()));
+    const onAbort = () => reject(timeoutError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+function exchange(
+  host: string,
+  port: number,
+  family: 4 | 6,
+  data: string | null,
+  dataAssertions: Assertion[],
+  deadline: number,
+  signal: AbortSignal,
+  onPhase: (phase: string, at: number) => void,
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect({ host, port, family });
+    const chunks: string[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err: Error | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve(chunks.join(''));
+    };
+    const onAbort = () => finish(timeoutError());
+    const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    socket.setNoDelay(true);
+    socket.once('connect', () => {
+      onPhase('reading from', performance.now());
+      if (data !== null) socket.write(data);
+      else if (dataAssertions.length === 0) finish(null);
+    });
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= MAX_READ_BYTES || dataAssertions.length === 0) return finish(null);
+      const text = chunks.join('');
+      const all = evaluateAssertions(dataAssertions, () => text);
+      if (all.every((o) => o.passed)) finish(null);
+    });
+    socket.once('end', () => finish(null));
+    socket.once('close', () => finish(null));
+    socket.once('error', (err) => finish(err));
+  });
+}

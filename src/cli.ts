@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// outpost start | service | agent: read the environment, start the parts.
+
+import { ConfigError } from './config.js';
+import { createLogger } from './log.js';
+import { VERSION } from './version.js';
+
+const USAGE = `outpost ${VERSION}
+
+Usage:
+  outpost start     service and a built-in agent for the data-center locations (embedded database)
+  outpost service   the REST API, scheduler and job queue
+  outpost agent     a private-location agent (needs API_KEY, the private-location key)
+
+Configuration is read from the environment; see README.md.`;
+
+function onSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(sig, () => {
+      if (stopping) return;
+      stopping = true;
+      stop().then(
+        () => process.exit(0),
+        (err) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+async function runService(withAgent: boolean): Promise<void> {
+  const { serviceConfig } = await import('./service/config.js');
+  const { startService } = await import('./service/service.js');
+  const config = serviceConfig();
+  const log = createLogger('outpost-service', config.logLevel);
+  const svc = await startService(config, log, { builtInAgent: withAgent });
+  let agent: { stop(): Promise<void> } | null = null;
+  if (withAgent) {
+    const { Agent } = await import('./agent/agent.js');
+    const { agentConfig } = await import('./agent/config.js');
+    const cfg = agentConfig({ ...process.env, API_KEY: svc.internalAgentToken!, OUTPOST_URL: svc.baseUrl });
+    const a = new Agent({ ...cfg, healthServer: false, concurrency: Number(process.env.JOB_CONCURRENCY) || 10, spoolDir: `${config.dataDir}/agent-spool` }, createLogger('outpost-agent', config.logLevel));
+    await a.start();
+    agent = a;
+  }
+  const lines = [
+    '',
+    `Outpost ${VERSION} is running.`,
+    `  Base URL:   ${svc.baseUrl}`,
+    `  Account id: ${svc.accountId}`,
+    svc.createdApiKey
+      ? `  API key:    ${svc.createdApiKey}   (shown once: it is stored hashed; pin one with OUTPOST_API_KEY)`
+      : `  API key:    the one printed on first start, or OUTPOST_API_KEY`,
+    withAgent ? '  Built-in agent: serving the data-center locations' : '',
+    '',
+  ];
+  process.stdout.write(lines.filter((l, i) => l !== '' || i === 0 || i === lines.length - 1).join('\n') + '\n');
+  onSignals(async () => {
+    await agent?.stop();
+    await svc.close();
+  });
+}
+
+async function runAgent(): Promise<void> {
+  const { Agent } = await import('./agent/agent.js');
+  const { agentConfig } = await import('./agent/config.js');
+  const config = agentConfig();
+  const log = createLogger('outpost-agent', config.logLevel);
+  const agent = new Agent(config, log);
+  await agent.start();
+  onSignals(() => agent.stop());
+}
+
+async function main(): Promise<void> {
+  const cmd = process.argv[2];
+  switch (cmd) {
+    case 'start':
+      return runService(true);
+    case 'service':
+      return runService(false);
+    case 'agent':
+      return runAgent();
+    case '--version':
+    case '-v':
+      console.log(VERSION);
+      return;
+    default:
+      console.log(USAGE);
+      if (cmd && cmd !== 'help' && cmd !== '--help' && cmd !== '-h') process.exitCode = 2;
+  }
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(`outpost: ${err.message}`);
+    process.exit(2);
+  }
+  console.error(err);
+  process.exit(1);
+});

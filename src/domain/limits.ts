@@ -1,0 +1,47 @@
+// The one place that knows the spec's enumerations and limits.
+
+export const LOCATIONS = [
+  'us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'ca-central-1', 'sa-east-1',
+  'eu-west-1', 'eu-central-1', 'eu-west-2', 'eu-west-3', 'eu-north-1', 'eu-south-1',
+  'me-south-1', 'ap-southeast-1', 'ap-northeast-1', 'ap-east-1', 'ap-southeast-2',
+  'ap-southeast-3', 'ap-northeast-2', 'ap-northeast-3', 'ap-south-1', 'af-south-1',
+] as const;
+export type Location = (typeof LOCATIONS)[number];
+
+export const LOCATION_NAMES: Record<Location, string> = {
+  'us-east-1': 'N. Virginia', 'us-east-2': 'Ohio', 'us-west-1': 'N. California', 'us-west-2': 'Oregon',
+  'ca-central-1': 'Canada', 'sa-east-1': 'São Paulo', 'eu-west-1': 'Ireland', 'eu-central-1': 'Frankfurt',
+  'eu-west-2': 'London', 'eu-west-3': 'Paris', 'eu-north-1': 'Stockholm', 'eu-south-1': 'Milan',
+  'me-south-1': 'Bahrain', 'ap-southeast-1': 'Singapore', 'ap-northeast-1': 'Tokyo', 'ap-east-1': 'Hong Kong',
+  'ap-southeast-2': 'Sydney', 'ap-southeast-3': 'Jakarta', 'ap-northeast-2': 'Seoul', 'ap-northeast-3': 'Osaka',
+  'ap-south-1': 'Mumbai', 'af-south-1': 'Cape Town',
+};
+
+export const RUNTIME_IDS = ['2026.04', '2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10'] as const;
+
+export const CHECK_TYPES = [
+  'AGENTIC', 'API', 'BROWSER', 'HEARTBEAT', 'ICMP', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS',
+] as const;
+export type CheckType = (typeof CHECK_TYPES)[number];
+
+export const TCP_FREQUENCIES = [0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const;
+export const SUB_MINUTE_OFFSETS = [10, 20, 30] as const;
+
+export const DESCRIPTION_MAX = 500;
+export const TCP_RESPONSE_TIME_MAX = 5000;
+export const TCP_DEGRADED_DEFAULT = 3000;
+export const TCP_MAX_DEFAULT = 5000;
+
+export const PAGE_LIMIT_MAX = 100;
+export const RESULTS_WINDOW_SECONDS = 6 * 3600;
+
+/** A due run nobody has leased within this window is dropped rather than run late. */
+export const UNCLAIMED_RUN_TTL_MS = 6 * 60 * 1000;
+
+export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'TEXT_BODY', 'RESPONSE_TIME'] as const;
+export const ASSERTION_COMPARISONS = [
+  'EQUALS', 'NOT_EQUALS', 'CONTAINS', 'NOT_CONTAINS', 'IS_EMPTY', 'NOT_EMPTY', 'GREATER_THAN', 'LESS_THAN',
+] as const;
+
+/** Private-location slugs may not look like data-center ids (same rule as the public API). */
+export const SLUG_PATTERN = '^((?!((us(-gov)?|ap|ca|cn|eu|sa|af|me)-(central|(north|south)?(east|west)?)-\\d+))[a-zA-Z0-9-]{1,30})$';

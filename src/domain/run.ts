@@ -1,0 +1,66 @@
+// What crosses the wire between service and agent: a job to run, and the result of running it.
+
+import type { AssertionOutcome } from './assertions.js';
+
+export interface Job {
+  /** `${checkId}:${dueAt}:${location}`: one due run in one location, so re-dispatch and delivery are idempotent. */
+  id: string;
+  checkId: string;
+  checkType: string;
+  location: string;
+  dueAt: number;
+  timeoutMs: number;
+  /** The check's settings as saved (request, response-time limits, shouldFail). */
+  check: JobCheck;
+  runtimeId?: string | null;
+}
+
+export interface JobCheck {
+  name: string;
+  request: Record<string, unknown>;
+  degradedResponseTime: number | null;
+  maxResponseTime: number | null;
+  shouldFail: boolean;
+}
+
+/** What a runner reports: the probe's own findings, before response-time limits and shouldFail apply. */
+export interface ProbeOutcome {
+  responseTime: number;
+  /** The probe failed outright (could not connect, assertion failed): the message says why. */
+  error: string | null;
+  assertions: AssertionOutcome[];
+  /** Type-specific detail stored with the result (for TCP: tcpCheckResult). */
+  detail: Record<string, unknown>;
+}
+
+export interface RunResult {
+  jobId: string;
+  checkId: string;
+  location: string;
+  dueAt: number;
+  startedAt: number;
+  stoppedAt: number;
+  responseTime: number;
+  hasFailures: boolean;
+  hasErrors: boolean;
+  isDegraded: boolean;
+  overMaxResponseTime: boolean;
+  error: string | null;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * The verdict on a probe: response-time limits first, then shouldFail inverts failure.
+ * A probe that could not run at all (hasErrors) is never turned into a pass.
+ */
+export function judge(check: JobCheck, probe: ProbeOutcome): Pick<RunResult, 'hasFailures' | 'isDegraded' | 'overMaxResponseTime' | 'error'> {
+  const over = check.maxResponseTime !== null && probe.responseTime >= check.maxResponseTime;
+  const degraded = !over && check.degradedResponseTime !== null && probe.responseTime >= check.degradedResponseTime;
+  let failed = probe.error !== null || over;
+  let error = probe.error ?? (over ? `response time ${Math.round(probe.responseTime)} ms reached maxResponseTime ${check.maxResponseTime} ms` : null);
+  if (check.shouldFail) {
+    failed = !failed;
+    error = failed ? 'the check was expected to fail (shouldFail) but passed' : null;
+  }
+  return { hasFailures: failed, isDegraded: degraded, overMaxResponseTime: over, error };
+}

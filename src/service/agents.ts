@@ -1,0 +1,59 @@
+// Which agents are connected, as seen by their requests. In memory: a restarted service learns
+// them again from their next poll, which comes within one poll interval.
+
+export interface AgentInfo {
+  id: string;
+  version: string;
+  profile: string;
+  runtimes: string[];
+  /** null for the built-in agent that serves data-center locations. */
+  privateLocationId: string | null;
+  lastSeenAt: number;
+}
+
+export class AgentRegistry {
+  private agents = new Map<string, AgentInfo>();
+
+  constructor(private connectedWindowMs: number) {}
+
+  seen(info: Omit<AgentInfo, 'lastSeenAt'>): AgentInfo {
+    const a = { ...info, lastSeenAt: Date.now() };
+    this.agents.set(info.id, a);
+    return a;
+  }
+
+  touch(id: string): AgentInfo | undefined {
+    const a = this.agents.get(id);
+    if (a) a.lastSeenAt = Date.now();
+    return a;
+  }
+
+  get(id: string): AgentInfo | undefined {
+    return this.agents.get(id);
+  }
+
+  remove(id: string): void {
+    this.agents.delete(id);
+  }
+
+  connected(privateLocationId: string): AgentInfo[] {
+    const cutoff = Date.now() - this.connectedWindowMs;
+    const out: AgentInfo[] = [];
+    for (const a of this.agents.values()) {
+      if (a.privateLocationId !== privateLocationId) continue;
+      if (a.lastSeenAt >= cutoff) out.push(a);
+    }
+    return out;
+  }
+}
+
+/** Orders dotted versions numerically, so 1.10.0 is above 1.9.0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((x) => parseInt(x, 10) || 0);
+  const pb = b.split(/[.-]/).map((x) => parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d) return d;
+  }
+  return 0;
+}

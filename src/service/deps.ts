@@ -1,0 +1,22 @@
+import type { Db } from './store/db.js';
+import type { Logger } from '../log.js';
+import type { ServiceConfig } from './config.js';
+import type { JobQueue } from './jobs.js';
+import type { Scheduler } from './scheduler.js';
+import type { AgentRegistry } from './agents.js';
+import type { ServiceMetrics } from './metrics.js';
+
+/** What route plugins are handed: the service's parts, nothing global. */
+export interface Deps {
+  db: Db;
+  log: Logger;
+  config: ServiceConfig;
+  jobs: JobQueue;
+  scheduler: Scheduler;
+  agents: AgentRegistry;
+  metrics: ServiceMetrics;
+  /** Base URL as reachable by clients (known after listen when PORT=0). */
+  baseUrl: () => string;
+  /** The built-in agent's credential, when `outpost start` runs one. */
+  internalAgentToken: string | null;
+}

@@ -1,0 +1,21 @@
+import client from 'prom-client';
+
+export function serviceMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'outpost_service_' });
+  return {
+    registry,
+    runsScheduled: new client.Counter({ name: 'outpost_runs_scheduled_total', help: 'Due runs turned into jobs', registers: [registry] }),
+    runsDropped: new client.Counter({ name: 'outpost_runs_dropped_total', help: 'Due runs dropped because no agent picked them up in time, or missed while the service was down', labelNames: ['reason'], registers: [registry] }),
+    jobsRedispatched: new client.Counter({ name: 'outpost_jobs_redispatched_total', help: 'Leased jobs handed out again after their lease expired', registers: [registry] }),
+    resultsStored: new client.Counter({ name: 'outpost_results_stored_total', help: 'Check results stored', registers: [registry] }),
+    dispatchLatency: new client.Histogram({
+      name: 'outpost_dispatch_latency_seconds',
+      help: 'From a run being due to the agent starting it',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+      registers: [registry],
+    }),
+    pendingJobs: new client.Gauge({ name: 'outpost_jobs_pending', help: 'Jobs waiting for an agent', registers: [registry] }),
+  };
+}
+export type ServiceMetrics = ReturnType<typeof serviceMetrics>;

@@ -1,0 +1,156 @@
+// The job protocol spoken by agents (docs/agent-protocol.md). Agents authenticate with a
+// private-location key; the built-in agent of `outpost start` with a token minted at start.
+
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { LOCATIONS } from '../../domain/limits.js';
+import { locationByKey, markSeen } from '../store/private-locations.js';
+import { ApiError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import type { Lessee } from '../jobs.js';
+import type { RunResult } from '../../domain/run.js';
+
+export const PROTOCOL_VERSION = 1;
+const DATA_CENTER_QUEUES = LOCATIONS.map((l) => `dc:${l}`);
+const RESULTS_BODY_LIMIT = 64 * 1024 * 1024;
+const SEEN_WRITE_INTERVAL_MS = 30_000;
+
+interface Caller {
+  keyId: string | null;
+  privateLocationId: string | null;
+  slugName: string | null;
+  queueKeys: string[];
+}
+
+const agentId = { type: 'string', minLength: 1, maxLength: 128 };
+const registerBody = {
+  type: 'object',
+  required: ['agentId', 'version'],
+  properties: {
+    agentId,
+    version: { type: 'string', minLength: 1, maxLength: 64 },
+    profile: { type: 'string', enum: ['full', 'uptime'], default: 'full' },
+    runtimes: { type: 'array', items: { type: 'string' }, default: [] },
+    concurrency: { type: 'integer', minimum: 1 },
+  },
+};
+const leaseBody = {
+  type: 'object',
+  required: ['agentId', 'max'],
+  properties: {
+    agentId,
+    max: { type: 'integer', minimum: 0, maximum: 1000 },
+    waitMs: { type: 'integer', minimum: 0, maximum: 120_000, default: 0 },
+    running: { type: 'array', items: { type: 'string' }, default: [] },
+  },
+};
+const resultsBody = {
+  type: 'object',
+  required: ['agentId', 'results'],
+  properties: {
+    agentId,
+    results: {
+      type: 'array',
+      maxItems: 10_000,
+      items: {
+        type: 'object',
+        required: ['jobId', 'startedAt', 'stoppedAt', 'responseTime', 'hasFailures', 'hasErrors'],
+        properties: {
+          jobId: { type: 'string' },
+          startedAt: { type: 'number' },
+          stoppedAt: { type: 'number' },
+          responseTime: { type: 'number', minimum: 0 },
+          hasFailures: { type: 'boolean' },
+          hasErrors: { type: 'boolean' },
+          isDegraded: { type: 'boolean', default: false },
+          overMaxResponseTime: { type: 'boolean', default: false },
+          error: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
+          detail: { type: 'object', default: {} },
+        },
+      },
+    },
+  },
+};
+const eventsBody = {
+  type: 'object',
+  required: ['agentId', 'events'],
+  properties: { agentId, events: { type: 'array', maxItems: 100, items: { type: 'object' } } },
+};
+
+const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
+  const lastSeenWrite = new Map<string, number>();
+
+  async function caller(req: FastifyRequest): Promise<Caller> {
+    const raw = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!raw) throw new ApiError(401, 'Missing private-location key: send Authorization: Bearer <PRIVATE_LOCATION_KEY>');
+    const internal = deps.internalAgentToken;
+    if (internal && raw.length === internal.length && timingSafeEqual(Buffer.from(raw), Buffer.from(internal))) {
+      return { keyId: null, privateLocationId: null, slugName: null, queueKeys: DATA_CENTER_QUEUES };
+    }
+    const loc = await locationByKey(deps.db, raw);
+    if (!loc) throw new ApiError(401, 'Invalid or revoked private-location key');
+    const last = lastSeenWrite.get(loc.id) ?? 0;
+    if (Date.now() - last > SEEN_WRITE_INTERVAL_MS) {
+      lastSeenWrite.set(loc.id, Date.now());
+      await markSeen(deps.db, loc.id);
+    }
+    return { keyId: loc.key_id, privateLocationId: loc.id, slugName: loc.slug_name, queueKeys: [`pl:${loc.id}`] };
+  }
+
+  const opts = (body: object, extra: object = {}) => ({ schema: { body }, config: { auth: 'agent' as const }, ...extra });
+
+  app.post<{ Body: { agentId: string; version: string; profile: string; runtimes: string[] } }>('/agent/v1/register', opts(registerBody), async (req) => {
+    const c = await caller(req);
+    const b = req.body;
+    deps.agents.seen({ id: b.agentId, version: b.version, profile: b.profile, runtimes: b.runtimes, privateLocationId: c.privateLocationId });
+    deps.log.info({ agentId: b.agentId, version: b.version, location: c.slugName ?? 'data centers' }, 'agent registered');
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      agentId: b.agentId,
+      location: c.privateLocationId ? { privateLocationId: c.privateLocationId, slugName: c.slugName } : { dataCenters: [...LOCATIONS] },
+      leaseSeconds: deps.config.leaseSeconds,
+      pollSeconds: deps.config.pollSeconds,
+    };
+  });
+
+  app.post<{ Body: { agentId: string; max: number; waitMs: number; running: string[] } }>('/agent/v1/jobs/lease', opts(leaseBody), async (req, reply) => {
+    const c = await caller(req);
+    const b = req.body;
+    if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
+    deps.jobs.extend(b.agentId, b.running);
+    const lessee: Lessee = { agentId: b.agentId, queueKeys: c.queueKeys, keyId: c.keyId };
+    const gone = new AbortController();
+    // 'close' before we answer means the agent went away: its jobs must not be handed to nobody.
+    reply.raw.once('close', () => gone.abort());
+    const jobs = await deps.jobs.lease(lessee, b.max, Math.min(b.waitMs, deps.config.pollSeconds * 1000), gone.signal);
+    if (jobs === 'revoked') throw new ApiError(401, 'Invalid or revoked private-location key');
+    deps.agents.touch(b.agentId);
+    return { jobs };
+  });
+
+  app.post<{ Body: { agentId: string; results: RunResult[] } }>('/agent/v1/results', opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }), async (req) => {
+    const c = await caller(req);
+    deps.agents.touch(req.body.agentId);
+    const accepted = await deps.jobs.complete(req.body.results, c.queueKeys);
+    return { accepted };
+  });
+
+  const deregisterBody = { type: 'object', required: ['agentId'], properties: { agentId, release: { type: 'array', items: { type: 'string' }, default: [] } } };
+  app.post<{ Body: { agentId: string; release: string[] } }>('/agent/v1/deregister', opts(deregisterBody), async (req) => {
+    await caller(req);
+    deps.jobs.release(req.body.agentId, req.body.release);
+    deps.agents.remove(req.body.agentId);
+    deps.log.info({ agentId: req.body.agentId }, 'agent deregistered');
+    return { ok: true };
+  });
+
+  // Error-level events agents report (EXTERNAL_OBSERVABILITY=on): logged here so operators see
+  // agent trouble in one place.
+  app.post<{ Body: { agentId: string; events: Record<string, unknown>[] } }>('/agent/v1/events', opts(eventsBody), async (req) => {
+    const c = await caller(req);
+    for (const e of req.body.events) deps.log.warn({ agentId: req.body.agentId, location: c.slugName ?? 'data centers', event: e }, 'agent reported an error');
+    return { ok: true };
+  });
+};
+
+export default plugin;

@@ -1,0 +1,164 @@
+// JSON schemas of the fields every check type shares (spec: "Check (fields shared by all check
+// types)"), and the merge of a validated body into a stored check.
+
+import { LOCATIONS, RUNTIME_IDS, DESCRIPTION_MAX } from '../../domain/limits.js';
+import { checkRuleViolation, defaultOffset } from '../../domain/check-rules.js';
+import { ApiError } from '../errors.js';
+import type { Queryable } from '../store/db.js';
+import type { CheckConfig } from '../store/checks.js';
+
+const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+
+export const alertSettingsSchema = {
+  type: 'object',
+  properties: {
+    escalationType: { type: 'string', enum: ['RUN_BASED', 'TIME_BASED'] },
+    runBasedEscalation: { type: 'object', properties: { failedRunThreshold: { type: 'integer', minimum: 1, maximum: 5 } } },
+    timeBasedEscalation: { type: 'object', properties: { minutesFailingThreshold: { type: 'integer', enum: [5, 10, 15, 30] } } },
+    reminders: {
+      type: 'object',
+      properties: { amount: { type: 'integer', enum: [0, 1, 2, 3, 4, 5, 100000] }, interval: { type: 'integer', enum: [1, 2, 3, 4, 5, 10, 15, 30] } },
+    },
+    parallelRunFailureThreshold: {
+      type: 'object',
+      properties: { enabled: { type: 'boolean' }, percentage: { type: 'integer', enum: [10, 20, 30, 40, 50, 60, 70, 80, 90, 100] } },
+    },
+    sslCertificates: { type: 'object', properties: { enabled: { type: 'boolean' }, alertThreshold: { type: 'integer' } } },
+  },
+};
+
+export const DEFAULT_ALERT_SETTINGS = {
+  escalationType: 'RUN_BASED',
+  runBasedEscalation: { failedRunThreshold: 1 },
+  reminders: { amount: 0, interval: 5 },
+  parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+};
+
+export const retryStrategySchema = nullable({
+  type: 'object',
+  required: ['type'],
+  properties: {
+    type: { type: 'string', enum: ['FIXED', 'LINEAR', 'EXPONENTIAL', 'SINGLE_RETRY'] },
+    baseBackoffSeconds: { type: 'number', minimum: 0 },
+    sameRegion: { type: 'boolean' },
+    maxRetries: { type: 'number', minimum: 1, maximum: 10 },
+    maxDurationSeconds: { type: 'number', minimum: 0, maximum: 600 },
+    onlyOn: { type: 'array', items: { type: 'string', enum: ['NETWORK_ERROR'] } },
+  },
+});
+
+export const triggerIncidentSchema = nullable({
+  type: 'object',
+  required: ['serviceId', 'severity', 'name', 'description', 'notifySubscribers'],
+  properties: {
+    serviceId: { type: 'string', minLength: 1 },
+    severity: { type: 'string', enum: ['CRITICAL', 'MAJOR', 'MEDIUM', 'MINOR'] },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    notifySubscribers: { type: 'boolean' },
+  },
+});
+
+/** Shared properties; `frequency` and the response-time limits are added per type. */
+export const commonCheckProperties = {
+  name: { type: 'string', minLength: 1, maxLength: 255 },
+  activated: { type: 'boolean' },
+  muted: { type: 'boolean' },
+  doubleCheck: { type: 'boolean' },
+  shouldFail: { type: 'boolean' },
+  locations: nullable({ type: 'array', uniqueItems: true, items: { type: 'string', enum: [...LOCATIONS] } }),
+  privateLocations: nullable({ type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } }),
+  tags: { type: 'array', items: { type: 'string', minLength: 1 } },
+  alertSettings: alertSettingsSchema,
+  useGlobalAlertSettings: { type: 'boolean' },
+  groupId: nullable({ type: 'number' }),
+  groupOrder: nullable({ type: 'number', minimum: 0 }),
+  runtimeId: nullable({ type: 'string', enum: [...RUNTIME_IDS] }),
+  alertChannelSubscriptions: {
+    type: 'array',
+    items: { type: 'object', required: ['alertChannelId', 'activated'], properties: { alertChannelId: { type: 'number' }, activated: { type: 'boolean' } } },
+  },
+  retryStrategy: retryStrategySchema,
+  triggerIncident: triggerIncidentSchema,
+  runParallel: { type: 'boolean' },
+  description: nullable({ type: 'string', maxLength: DESCRIPTION_MAX }),
+  frequencyOffset: nullable({ type: 'integer', minimum: 1 }),
+  checkType: { type: 'string' },
+} as const;
+
+export const autoAssignQuery = {
+  type: 'object',
+  properties: { autoAssignAlerts: { type: 'boolean', default: true } },
+};
+
+export const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } };
+
+/** Defaults the spec gives for a new check; type-specific ones come from the caller. */
+export function newCheckConfig(body: Record<string, any>, typeDefaults: Partial<CheckConfig>): CheckConfig {
+  const pick = <T>(k: string, d: T): T => (body[k] === undefined ? d : body[k]);
+  const frequency = pick('frequency', typeDefaults.frequency ?? 10);
+  return {
+    name: body.name,
+    activated: pick('activated', true),
+    muted: pick('muted', false),
+    doubleCheck: pick('doubleCheck', true),
+    shouldFail: pick('shouldFail', false),
+    locations: pick('locations', []) ?? [],
+    privateLocations: pick('privateLocations', null),
+    tags: pick('tags', []),
+    alertSettings: pick('alertSettings', DEFAULT_ALERT_SETTINGS),
+    useGlobalAlertSettings: pick('useGlobalAlertSettings', true),
+    groupId: pick('groupId', null),
+    groupOrder: pick('groupOrder', null),
+    runtimeId: pick('runtimeId', null),
+    alertChannelSubscriptions: pick('alertChannelSubscriptions', []),
+    retryStrategy: pick('retryStrategy', null),
+    triggerIncident: pick('triggerIncident', null),
+    runParallel: pick('runParallel', false),
+    description: pick('description', null),
+    frequency,
+    frequencyOffset: defaultOffset(frequency, body.frequencyOffset),
+    degradedResponseTime: pick('degradedResponseTime', typeDefaults.degradedResponseTime ?? null),
+    maxResponseTime: pick('maxResponseTime', typeDefaults.maxResponseTime ?? null),
+    request: body.request,
+  };
+}
+
+/** A partial update: given fields replace stored ones; `request` merges one level deep. */
+export function mergeCheckConfig(stored: CheckConfig, body: Record<string, any>): CheckConfig {
+  const next: CheckConfig = { ...stored };
+  for (const [k, v] of Object.entries(body)) {
+    if (v === undefined || k === 'checkType' || k === 'id') continue;
+    if (k === 'request' && v && typeof v === 'object') next.request = { ...stored.request, ...v };
+    else (next as Record<string, unknown>)[k] = v;
+  }
+  if (body.locations === null) next.locations = [];
+  if (body.frequency !== undefined && body.frequencyOffset === undefined) {
+    // A new frequency may not fit the old offset; keep it only when it still does.
+    next.frequencyOffset = checkRuleViolation({ ...next }) ? defaultOffset(next.frequency, null) : next.frequencyOffset;
+  }
+  next.frequencyOffset = defaultOffset(next.frequency, next.frequencyOffset);
+  return next;
+}
+
+/** Cross-field rules and references to other resources; throws a 400 naming the field. */
+export async function assertValidCheck(db: Queryable, accountId: string, cfg: CheckConfig): Promise<void> {
+  const v = checkRuleViolation(cfg);
+  if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
+  const slugs = cfg.privateLocations ?? [];
+  if (slugs.length) {
+    const found = await db.query<{ slug_name: string }>(
+      'SELECT slug_name FROM private_locations WHERE account_id = $1 AND slug_name = ANY($2::text[])',
+      [accountId, slugs],
+    );
+    const known = new Set(found.map((r) => r.slug_name));
+    const missing = slugs.filter((s) => !known.has(s));
+    if (missing.length) {
+      throw new ApiError(400, `privateLocations names no private location with slugName ${missing.map((m) => JSON.stringify(m)).join(', ')}`, {
+        field: 'privateLocations',
+        rule: 'exists',
+        missing,
+      });
+    }
+  }
+}

@@ -1,0 +1,179 @@
+// Turns due checks into jobs. The next due time of each check is kept in memory (a heap) and
+// written to the database in the same transaction as the jobs it produced, so after a restart
+// no run is made twice and none that is still worth running is lost.
+
+import type { Db } from './store/db.js';
+import type { Logger } from '../log.js';
+import type { ServiceMetrics } from './metrics.js';
+import { JobQueue, type QueuedJob } from './jobs.js';
+import { MinHeap } from './deque.js';
+import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
+import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
+import type { Job } from '../domain/run.js';
+import type { CheckRow } from './store/checks.js';
+import { jobTimeoutMs, jobCheck } from './store/checks.js';
+
+interface Target {
+  queueKey: string;
+  location: string;
+}
+
+interface Scheduled {
+  row: CheckRow;
+  period: number;
+  phase: number;
+  targets: Target[];
+  nextDue: number;
+}
+
+export class Scheduler {
+  private heap = new MinHeap<Scheduled>();
+  private byId = new Map<string, Scheduled>();
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  private firing: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private db: Db,
+    private jobs: JobQueue,
+    private log: Logger,
+    private metrics: ServiceMetrics,
+  ) {}
+
+  async start(): Promise<void> {
+    const rows = await this.db.query<CheckRow & { next_due_at: number | null }>('SELECT * FROM checks WHERE activated');
+    const slugs = await this.slugMap();
+    const now = Date.now();
+    let missed = 0;
+    for (const row of rows) {
+      const s = this.plan(row, slugs);
+      const stored = row.next_due_at;
+      if (stored !== null && stored <= now) {
+        // Down over one or more due times: run the latest if it is still fresh, skip the rest.
+        const latest = lastDue(now, s.period, s.phase);
+        missed += Math.max(0, Math.floor((latest - stored) / s.period));
+        if (latest >= stored && now - latest <= UNCLAIMED_RUN_TTL_MS) s.nextDue = latest;
+        else missed += 1;
+      } else if (stored !== null && stored - now <= s.period) {
+        s.nextDue = stored;
+      }
+      this.track(s);
+    }
+    if (missed) {
+      this.metrics.runsDropped.inc({ reason: 'service_down' }, missed);
+      this.log.warn({ missed }, 'runs missed while the service was down');
+    }
+    this.log.info({ checks: rows.length }, 'scheduler started');
+    this.arm();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.firing;
+  }
+
+  /** Called after a check is created or updated. */
+  async upsert(row: CheckRow): Promise<void> {
+    const old = this.byId.get(row.id);
+    if (!row.activated) return this.remove(row.id, false);
+    const s = this.plan(row, await this.slugMap(row.account_id));
+    if (old && old.period === s.period && old.phase === s.phase) s.nextDue = old.nextDue;
+    this.track(s);
+    this.arm();
+  }
+
+  /** Stops scheduling a check and withdraws its queued runs. */
+  async remove(checkId: string, deleted: boolean): Promise<void> {
+    this.byId.delete(checkId);
+    await this.jobs.withdraw(checkId, deleted);
+  }
+
+  private async slugMap(accountId?: string): Promise<Map<string, string>> {
+    const rows = await this.db.query<{ id: string; account_id: string; slug_name: string }>(
+      accountId ? 'SELECT id, account_id, slug_name FROM private_locations WHERE account_id = $1' : 'SELECT id, account_id, slug_name FROM private_locations',
+      accountId ? [accountId] : [],
+    );
+    return new Map(rows.map((r) => [`${r.account_id}/${r.slug_name}`, r.id]));
+  }
+
+  private plan(row: CheckRow, slugs: Map<string, string>): Scheduled {
+    const cfg = row.config;
+    const period = periodMs(cfg);
+    const phase = phaseMs(row.id, cfg);
+    const targets: Target[] = [];
+    for (const loc of cfg.locations ?? []) targets.push({ queueKey: `dc:${loc}`, location: loc });
+    for (const slug of cfg.privateLocations ?? []) {
+      const id = slugs.get(`${row.account_id}/${slug}`);
+      if (id) targets.push({ queueKey: `pl:${id}`, location: slug });
+    }
+    return { row, period, phase, targets, nextDue: nextDue(Date.now(), period, phase) };
+  }
+
+  private track(s: Scheduled): void {
+    this.byId.set(s.row.id, s);
+    this.heap.push(s.nextDue, s);
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    const at = this.heap.peekKey();
+    if (at === undefined || at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      if (!this.firing) this.firing = this.fire().finally(() => {
+        this.firing = null;
+        this.arm();
+      });
+    }, Math.max(0, at - Date.now()));
+  }
+
+  private async fire(): Promise<void> {
+    const now = Date.now();
+    const due: { s: Scheduled; at: number }[] = [];
+    for (let k = this.heap.peekKey(); k !== undefined && k <= now; k = this.heap.peekKey()) {
+      const { k: at, v: s } = this.heap.pop()!;
+      // Entries of updated or removed checks stay in the heap until they surface: skip them.
+      if (this.byId.get(s.row.id) !== s || s.nextDue !== at) continue;
+      due.push({ s, at });
+    }
+    if (due.length === 0) return;
+
+    const queued: QueuedJob[] = [];
+    for (const { s, at } of due) {
+      const job = { checkId: s.row.id, checkType: s.row.check_type, dueAt: at, timeoutMs: jobTimeoutMs(s.row), check: jobCheck(s.row), runtimeId: s.row.config.runtimeId ?? null };
+      const where = locationsForRun(at, s.period, s.phase, s.targets.map((t) => t.location), !!s.row.config.runParallel);
+      for (const t of s.targets) {
+        if (!where.includes(t.location)) continue;
+        const full: Job = { id: `${s.row.id}:${at}:${t.location}`, location: t.location, ...job };
+        queued.push({ job: full, accountId: s.row.account_id, queueKey: t.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
+      }
+      s.nextDue = nextDue(Math.max(at, now), s.period, s.phase);
+    }
+
+    try {
+      const r = JobQueue.rows(queued);
+      await this.db.tx(async (tx) => {
+        if (queued.length) await tx.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.payloads]);
+        await tx.query('UPDATE checks SET next_due_at = t.next FROM unnest($1::text[], $2::float8[]) AS t(id, next) WHERE checks.id = t.id', [
+          due.map((d) => d.s.row.id),
+          due.map((d) => d.s.nextDue),
+        ]);
+      });
+    } catch (err) {
+      // Nothing was written: put the runs back so the next tick tries again.
+      this.log.error({ err }, 'could not record due runs; retrying');
+      for (const { s, at } of due) s.nextDue = at;
+      for (const { s } of due) this.heap.push(s.nextDue, s);
+      await new Promise((r) => setTimeout(r, 500));
+      return;
+    }
+    this.metrics.runsScheduled.inc(queued.length);
+    this.jobs.add(queued);
+    for (const { s } of due) if (this.byId.get(s.row.id) === s) this.heap.push(s.nextDue, s);
+  }
+}

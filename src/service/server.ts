@@ -1,0 +1,96 @@
+// Fastify wiring: validation compilers, the spec's error body, authentication, route plugins.
+
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ApiError, errorBody } from './errors.js';
+import { accountByKey } from './store/accounts.js';
+import type { Deps } from './deps.js';
+import accounts from './routes/accounts.js';
+import locations from './routes/locations.js';
+import privateLocations from './routes/private-locations.js';
+import checks from './routes/checks.js';
+import checksTcp from './routes/checks-tcp.js';
+import checkResults from './routes/check-results.js';
+import checkStatuses from './routes/check-statuses.js';
+import agentProtocol from './routes/agent-protocol.js';
+import metrics from './routes/metrics.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    accountId: string;
+  }
+  interface FastifyContextConfig {
+    /** 'public': no key needed; 'agent': a private-location key (checked by the route). */
+    auth?: 'public' | 'agent';
+  }
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+// Bodies are validated strictly (a string is not a number); query strings and paths arrive as
+// text, so there the declared types are coerced.
+function compilers() {
+  const body = addFormats(new Ajv({ useDefaults: true, coerceTypes: false, allErrors: false, strict: false }));
+  const text = addFormats(new Ajv({ useDefaults: true, coerceTypes: 'array', allErrors: false, strict: false }));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? body : text).compile(schema);
+}
+
+function describeValidation(errors: ErrorObject[], context: string): { message: string; attributes: Record<string, unknown> } {
+  const e = errors[0];
+  let path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (e.keyword === 'required') path = path ? `${path}.${e.params.missingProperty}` : String(e.params.missingProperty);
+  const field = context === 'body' ? path || 'body' : `${context}${path ? '.' + path : ''}`;
+  let rule = e.message ?? 'is invalid';
+  if (e.keyword === 'required') rule = 'is required';
+  if (e.keyword === 'enum') rule = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  return { message: `${field} ${rule}`, attributes: { field, rule: e.keyword, ...e.params } };
+}
+
+const KEY_CACHE_MS = 10_000;
+
+export async function buildServer(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: deps.config.bodyLimitBytes, return503OnClosing: true });
+  app.setValidatorCompiler(compilers());
+
+  app.setErrorHandler((err: any, req, reply) => {
+    if (err instanceof ApiError) return reply.code(err.statusCode).send(errorBody(err.statusCode, err.message, err.attributes));
+    if (err.validation) {
+      const { message, attributes } = describeValidation(err.validation, err.validationContext ?? 'body');
+      return reply.code(400).send(errorBody(400, message, attributes));
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) deps.log.error({ err, url: req.url.split('?')[0], method: req.method }, 'request failed');
+    const message = status === 500 ? 'Internal Server Error' : status === 413 ? `Request body is larger than ${deps.config.bodyLimitBytes} bytes` : err.message;
+    return reply.code(status).send(errorBody(status, message, err.code ? { code: err.code } : {}));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(errorBody(404, `Route ${req.method} ${req.url.split('?')[0]} not found`));
+  });
+
+  const keyCache = new Map<string, { accountId: string | null; at: number }>();
+  app.decorateRequest('accountId', '');
+  app.addHook('onRequest', async (req: FastifyRequest) => {
+    const auth = req.routeOptions.config?.auth;
+    if (auth === 'public' || auth === 'agent' || !req.routeOptions.url) return;
+    const header = req.headers.authorization;
+    const raw = header && /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!raw) throw new ApiError(401, 'Missing API key: send Authorization: Bearer <API_KEY>');
+    let hit = keyCache.get(raw);
+    if (!hit || Date.now() - hit.at > KEY_CACHE_MS) {
+      hit = { accountId: await accountByKey(deps.db, raw), at: Date.now() };
+      if (keyCache.size > 1000) keyCache.clear();
+      keyCache.set(raw, hit);
+    }
+    if (!hit.accountId) throw new ApiError(401, 'Invalid API key');
+    const claimed = req.headers['x-service-account'] ?? req.headers['x-checkly-account'];
+    if (claimed !== undefined && claimed !== hit.accountId) throw new ApiError(401, 'The API key does not belong to the account named in the account header');
+    req.accountId = hit.accountId;
+  });
+
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checkResults, checkStatuses, agentProtocol, metrics]) {
+    await app.register(plugin, deps);
+  }
+  return app;
+}

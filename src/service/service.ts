@@ -1,0 +1,54 @@
+// Composes the service: database, job queue, scheduler, HTTP server.
+
+import { randomBytes } from 'node:crypto';
+import { openDb } from './store/db.js';
+import { bootstrapAccount } from './store/accounts.js';
+import { JobQueue } from './jobs.js';
+import { Scheduler } from './scheduler.js';
+import { AgentRegistry } from './agents.js';
+import { serviceMetrics } from './metrics.js';
+import { buildServer } from './server.js';
+import type { ServiceConfig } from './config.js';
+import type { Logger } from '../log.js';
+import type { Deps } from './deps.js';
+
+export interface RunningService {
+  baseUrl: string;
+  accountId: string;
+  /** Set only on the start that created the key. */
+  createdApiKey: string | null;
+  internalAgentToken: string | null;
+  close(): Promise<void>;
+}
+
+export async function startService(config: ServiceConfig, log: Logger, opts: { builtInAgent?: boolean } = {}): Promise<RunningService> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  log.info({ storage: db.kind }, 'database ready');
+  const boot = await bootstrapAccount(db, { accountId: config.accountId, apiKey: config.apiKey });
+  const metrics = serviceMetrics();
+  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000);
+  await jobs.load();
+  const scheduler = new Scheduler(db, jobs, log, metrics);
+  // An agent counts as connected while its polls keep coming.
+  const agents = new AgentRegistry(config.pollSeconds * 1000 * 2 + 10_000);
+  let baseUrl = config.baseUrl;
+  const internalAgentToken = opts.builtInAgent ? `internal_${randomBytes(32).toString('hex')}` : null;
+  const deps: Deps = { db, log, config, jobs, scheduler, agents, metrics, baseUrl: () => baseUrl, internalAgentToken };
+  const app = await buildServer(deps);
+  const address = await app.listen({ host: config.host, port: config.port });
+  if (config.port === 0 && !process.env.OUTPOST_BASE_URL) baseUrl = address;
+  await scheduler.start();
+  log.info({ baseUrl, accountId: boot.accountId }, 'service listening');
+  return {
+    baseUrl,
+    accountId: boot.accountId,
+    createdApiKey: boot.createdKey,
+    internalAgentToken,
+    async close() {
+      await scheduler.stop();
+      jobs.stop();
+      await app.close();
+      await db.close();
+    },
+  };
+}

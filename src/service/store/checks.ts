@@ -1,0 +1,110 @@
+import type { Queryable } from './db.js';
+import type { JobCheck } from '../../domain/run.js';
+
+/** The check as the API knows it, minus id, type and timestamps (those are columns). */
+export interface CheckConfig {
+  name: string;
+  activated: boolean;
+  muted: boolean;
+  doubleCheck: boolean;
+  shouldFail: boolean;
+  locations: string[];
+  privateLocations: string[] | null;
+  tags: string[];
+  alertSettings: Record<string, unknown>;
+  useGlobalAlertSettings: boolean;
+  groupId: number | null;
+  groupOrder: number | null;
+  runtimeId: string | null;
+  alertChannelSubscriptions: unknown[];
+  retryStrategy: Record<string, unknown> | null;
+  triggerIncident: Record<string, unknown> | null;
+  runParallel: boolean;
+  description: string | null;
+  frequency: number;
+  frequencyOffset: number | null;
+  degradedResponseTime: number | null;
+  maxResponseTime: number | null;
+  request: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+export interface CheckRow {
+  id: string;
+  account_id: string;
+  check_type: string;
+  name: string;
+  activated: boolean;
+  config: CheckConfig;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+export function toApi(row: CheckRow) {
+  return {
+    id: row.id,
+    checkType: row.check_type,
+    ...row.config,
+    alertChannels: { email: [], webhook: [], slack: [], sms: [] },
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at ? row.updated_at.toISOString() : null,
+  };
+}
+
+export function jobCheck(row: CheckRow): JobCheck {
+  const c = row.config;
+  return { name: c.name, request: c.request, degradedResponseTime: c.degradedResponseTime, maxResponseTime: c.maxResponseTime, shouldFail: c.shouldFail };
+}
+
+/** The agent gives a run this long; past maxResponseTime the run has failed anyway. */
+export function jobTimeoutMs(row: CheckRow): number {
+  return Math.max(1000, row.config.maxResponseTime ?? 5000);
+}
+
+export async function insertCheck(db: Queryable, row: Omit<CheckRow, 'created_at' | 'updated_at'>): Promise<CheckRow> {
+  const rows = await db.query<CheckRow>(
+    'INSERT INTO checks (id, account_id, check_type, name, activated, config) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+    [row.id, row.account_id, row.check_type, row.config.name, row.config.activated, JSON.stringify(row.config)],
+  );
+  return rows[0];
+}
+
+export async function updateCheck(db: Queryable, id: string, accountId: string, config: CheckConfig): Promise<CheckRow | null> {
+  const rows = await db.query<CheckRow>(
+    'UPDATE checks SET name = $3, activated = $4, config = $5, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING *',
+    [id, accountId, config.name, config.activated, JSON.stringify(config)],
+  );
+  return rows[0] ?? null;
+}
+
+export async function getCheck(db: Queryable, id: string, accountId: string): Promise<CheckRow | null> {
+  return (await db.query<CheckRow>('SELECT * FROM checks WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
+}
+
+export async function listChecks(db: Queryable, accountId: string, limit: number, offset: number, checkType?: string): Promise<{ rows: CheckRow[]; total: number }> {
+  const filter = checkType ? ' AND check_type = $2' : '';
+  const params: unknown[] = checkType ? [accountId, checkType] : [accountId];
+  const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM checks WHERE account_id = $1${filter}`, params);
+  const rows = await db.query<CheckRow>(
+    `SELECT * FROM checks WHERE account_id = $1${filter} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
+  return { rows, total: n };
+}
+
+export async function deleteCheck(db: Queryable, id: string, accountId: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM checks WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]);
+  if (rows.length === 0) return false;
+  await db.query('DELETE FROM check_results WHERE check_id = $1', [id]);
+  await db.query('DELETE FROM check_statuses WHERE check_id = $1', [id]);
+  await db.query('DELETE FROM jobs WHERE check_id = $1', [id]);
+  return true;
+}
+
+export async function checksUsingPrivateLocation(db: Queryable, accountId: string, slug: string): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM checks WHERE account_id = $1 AND config->'privateLocations' ? $2`,
+    [accountId, slug],
+  );
+  return rows.map((r) => r.id);
+}

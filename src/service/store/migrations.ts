@@ -1,0 +1,107 @@
+// Append-only: a released migration is never edited, a change is a new entry.
+// Epoch-millisecond columns are double precision so both drivers hand back plain numbers.
+
+export const MIGRATIONS: string[] = [
+  `
+CREATE TABLE accounts (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  runtime_id text NOT NULL DEFAULT '2026.04',
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE api_keys (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  key_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE private_locations (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  slug_name text NOT NULL,
+  icon text NOT NULL DEFAULT 'location',
+  proxy_url text,
+  last_seen_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz,
+  UNIQUE (account_id, slug_name)
+);
+CREATE TABLE private_location_keys (
+  id text PRIMARY KEY,
+  private_location_id text NOT NULL REFERENCES private_locations(id) ON DELETE CASCADE,
+  key_hash text NOT NULL UNIQUE,
+  masked_key text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE TABLE checks (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  check_type text NOT NULL,
+  name text NOT NULL,
+  activated boolean NOT NULL,
+  config jsonb NOT NULL,
+  next_due_at double precision,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX checks_account ON checks (account_id, created_at);
+CREATE TABLE jobs (
+  id text PRIMARY KEY,
+  account_id text NOT NULL,
+  check_id text NOT NULL,
+  location text NOT NULL,
+  due_at double precision NOT NULL,
+  payload jsonb NOT NULL,
+  leased_by text,
+  lease_expires_at double precision
+);
+CREATE INDEX jobs_check ON jobs (check_id);
+CREATE TABLE check_results (
+  id text PRIMARY KEY,
+  job_id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  check_id text NOT NULL,
+  check_type text NOT NULL,
+  name text NOT NULL,
+  run_location text NOT NULL,
+  result_type text NOT NULL DEFAULT 'FINAL',
+  has_failures boolean NOT NULL,
+  has_errors boolean NOT NULL,
+  is_degraded boolean,
+  over_max_response_time boolean,
+  response_time double precision NOT NULL,
+  started_at timestamptz NOT NULL,
+  stopped_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL,
+  check_run_id double precision NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  error text,
+  detail jsonb NOT NULL
+);
+CREATE INDEX check_results_check_time ON check_results (check_id, created_at DESC);
+CREATE TABLE check_statuses (
+  check_id text PRIMARY KEY,
+  account_id text NOT NULL,
+  name text NOT NULL,
+  has_failures boolean NOT NULL,
+  has_errors boolean NOT NULL,
+  is_degraded boolean NOT NULL,
+  longest_run double precision,
+  shortest_run double precision,
+  last_run_location text,
+  last_check_run_id text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE TABLE dropped_runs (
+  id text PRIMARY KEY,
+  check_id text NOT NULL,
+  location text NOT NULL,
+  due_at double precision NOT NULL,
+  reason text NOT NULL,
+  dropped_at timestamptz NOT NULL DEFAULT now()
+)
+`,
+];
