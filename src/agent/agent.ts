@@ -150,6 +150,7 @@ export class Agent {
     void this.queue.add(async () => {
       if (abort.signal.aborted) return;
       entry.started = true;
+      this.log.debug({ jobId: job.id, checkId: job.checkId, checkType: job.checkType }, 'job started');
       this.metrics.running.inc();
       this.metrics.queueDepth.set(this.queue.size);
       try {

@@ -1,0 +1,218 @@
+// The REST API of the spine against a real service process: auth, errors, private locations,
+// TCP checks and result queries.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { startService, createPrivateLocation, type Service } from '../helpers/procs.js';
+
+let svc: Service;
+beforeAll(async () => {
+  svc = await startService();
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const tcp = (extra: Record<string, unknown> = {}) => ({ name: 'tcp', request: { hostname: '127.0.0.1', port: 9 }, ...extra });
+
+function expectError(res: { status: number; body: any }, status: number, text?: RegExp) {
+  expect(res.status).toBe(status);
+  expect(Object.keys(res.body).sort()).toEqual(['attributes', 'error', 'message', 'statusCode']);
+  expect(res.body.statusCode).toBe(status);
+  if (text) expect(res.body.message).toMatch(text);
+}
+
+describe('authentication', () => {
+  it('refuses a missing or wrong key with 401 in the error body', async () => {
+    const missing = await fetch(`${svc.baseUrl}/v1/checks`);
+    expectError({ status: missing.status, body: await missing.json() }, 401);
+    const wrong = await svc.api('GET', '/v1/checks', undefined, { authorization: 'Bearer not-a-key' });
+    expectError(wrong, 401, /Invalid API key/);
+    expect(wrong.body.error).toBe('Unauthorized');
+  });
+  it('takes the account from x-service-account or x-checkly-account, and refuses another account', async () => {
+    expect((await svc.api('GET', '/v1/checks', undefined, { 'x-service-account': svc.accountId })).status).toBe(200);
+    expect((await svc.api('GET', '/v1/checks', undefined, { 'x-checkly-account': svc.accountId })).status).toBe(200);
+    expectError(await svc.api('GET', '/v1/checks', undefined, { 'x-checkly-account': 'someone-else' }), 401);
+  });
+  it('serves /v1/locations without a key', async () => {
+    const res = await fetch(`${svc.baseUrl}/v1/locations`);
+    const body = await res.json();
+    expect(res.status).toBe(200);
+    expect(body).toContainEqual({ region: 'eu-west-1', name: 'Ireland' });
+    expect(body).toHaveLength(22);
+  });
+  it('answers unknown routes with 404 in the error body', async () => {
+    expectError(await svc.api('GET', '/v1/nothing-here'), 404);
+  });
+});
+
+describe('accounts', () => {
+  it('returns the key’s account under /v1 and /next', async () => {
+    const one = await svc.api('GET', `/v1/accounts/${svc.accountId}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: svc.accountId, runtimeId: '2026.04' });
+    expect((await svc.api('GET', '/next/accounts')).body).toEqual([one.body]);
+    expect((await svc.api('GET', `/next/accounts/${svc.accountId}`)).body).toEqual(one.body);
+    expect((await svc.api('GET', '/next/users/me')).body.accounts[0].id).toBe(svc.accountId);
+    expectError(await svc.api('GET', '/v1/accounts/not-mine'), 404);
+  });
+});
+
+describe('private locations', () => {
+  it('creates one with a key shown once, then only masked', async () => {
+    const res = await svc.api('POST', '/v1/private-locations', { name: 'Rack 1', slugName: 'rack-1', proxyUrl: null });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'Rack 1', slugName: 'rack-1', icon: 'location', agentCount: 0, runningAgents: [], lastSeen: null });
+    const [key] = res.body.keys;
+    expect(key.rawKey).toMatch(/^pl_[0-9a-f]{64}$/);
+    expect(key.maskedKey).toBe(`...${key.rawKey.slice(-4)}`);
+
+    const got = await svc.api('GET', `/v1/private-locations/${res.body.id}`);
+    expect(got.body.keys[0]).not.toHaveProperty('rawKey');
+    expect(got.body.keys[0].maskedKey).toBe(key.maskedKey);
+    expect(JSON.stringify((await svc.api('GET', '/v1/private-locations')).body)).not.toContain(key.rawKey);
+  });
+
+  it('refuses a duplicate slug with 409 and a data-center-like or malformed slug with 400', async () => {
+    await createPrivateLocation(svc, 'dup-slug');
+    expectError(await svc.api('POST', '/v1/private-locations', { name: 'x', slugName: 'dup-slug' }), 409, /already exists/);
+    expectError(await svc.api('POST', '/v1/private-locations', { name: 'x', slugName: 'us-east-1' }), 400, /slugName/);
+    expectError(await svc.api('POST', '/v1/private-locations', { name: 'x', slugName: 'has space' }), 400, /slugName/);
+    expectError(await svc.api('POST', '/v1/private-locations', { slugName: 'no-name' }), 400, /name is required/);
+  });
+
+  it('updates, adds and revokes keys, deletes', async () => {
+    const pl = await createPrivateLocation(svc);
+    const put = await svc.api('PUT', `/v1/private-locations/${pl.id}`, { name: 'Renamed', proxyUrl: 'http://proxy.local:3128' });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ name: 'Renamed', slugName: pl.slugName, proxyUrl: 'http://proxy.local:3128' });
+
+    const added = await svc.api('POST', `/v1/private-locations/${pl.id}/keys`);
+    expect(added.status).toBe(201);
+    expect(added.body.rawKey).toMatch(/^pl_/);
+    expect((await svc.api('GET', `/v1/private-locations/${pl.id}`)).body.keys).toHaveLength(2);
+
+    expect((await svc.api('DELETE', `/v1/private-locations/${pl.id}/keys/${pl.keyId}`)).status).toBe(204);
+    expectError(await svc.api('DELETE', `/v1/private-locations/${pl.id}/keys/${pl.keyId}`), 404);
+    const left = (await svc.api('GET', `/v1/private-locations/${pl.id}`)).body.keys;
+    expect(left.map((k: any) => k.id)).toEqual([added.body.id]);
+
+    expect((await svc.api('DELETE', `/v1/private-locations/${pl.id}`)).status).toBe(204);
+    expectError(await svc.api('GET', `/v1/private-locations/${pl.id}`), 404);
+  });
+
+  it('refuses to delete a location that checks still use', async () => {
+    const pl = await createPrivateLocation(svc);
+    await svc.api('POST', '/v1/checks/tcp', tcp({ privateLocations: [pl.slugName], activated: false }));
+    expectError(await svc.api('DELETE', `/v1/private-locations/${pl.id}`), 409, /used by 1 check/);
+  });
+});
+
+describe('TCP checks', () => {
+  it('creates with the spec defaults', async () => {
+    const res = await svc.api('POST', '/v1/checks/tcp', tcp());
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      checkType: 'TCP', name: 'tcp', activated: true, muted: false, doubleCheck: true, shouldFail: false,
+      frequency: 10, degradedResponseTime: 3000, maxResponseTime: 5000, runParallel: false, useGlobalAlertSettings: true,
+      locations: [], tags: [], groupId: null, groupOrder: null, runtimeId: null, description: null,
+      request: { hostname: '127.0.0.1', port: 9, data: null, assertions: [], ipFamily: 'IPv4' },
+      alertChannels: { email: [], webhook: [], slack: [], sms: [] }, updated_at: null,
+    });
+    expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.alertSettings.escalationType).toBe('RUN_BASED');
+    expect((await svc.api('GET', `/v1/checks/${res.body.id}`)).body).toEqual(res.body);
+  });
+
+  it.each([
+    [{ frequency: 3 }, /frequency must be one of 0, 1, 2, 5/],
+    [{ frequency: 0, frequencyOffset: 15 }, /frequencyOffset must be 10, 20 or 30/],
+    [{ frequency: 5, frequencyOffset: 51 }, /frequencyOffset must be between 1 and 50/],
+    [{ frequency: 120, frequencyOffset: 3 }, /between 1 and 2/],
+    [{ frequencyOffset: 0 }, /frequencyOffset must be >= 1/],
+    [{ degradedResponseTime: 5001 }, /degradedResponseTime must be <= 5000/],
+    [{ maxResponseTime: -1 }, /maxResponseTime must be >= 0/],
+    [{ degradedResponseTime: 4000, maxResponseTime: 3000 }, /must not be above maxResponseTime/],
+    [{ description: 'x'.repeat(501) }, /description must NOT have more than 500 characters/],
+    [{ locations: ['mars-1'] }, /locations\.0 must be one of/],
+    [{ privateLocations: ['nowhere'] }, /no private location with slugName "nowhere"/],
+    [{ groupOrder: -1 }, /groupOrder must be >= 0/],
+    [{ runtimeId: '1999.01' }, /runtimeId/],
+    [{ request: { hostname: '127.0.0.1' } }, /request\.port is required/],
+    [{ request: { hostname: '127.0.0.1', port: '80' } }, /request\.port must be integer/],
+    [{ request: { hostname: '127.0.0.1', port: 70000 } }, /request\.port must be <= 65535/],
+    [{ request: { hostname: '127.0.0.1', port: 80, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } }, /request\.assertions\.0\.source must be one of/],
+    [{ name: '' }, /name must NOT have fewer than 1 characters/],
+  ])('refuses %j with 400 naming the field', async (patch, message) => {
+    expectError(await svc.api('POST', '/v1/checks/tcp', tcp(patch)), 400, message);
+  });
+
+  it('accepts every valid offset edge', async () => {
+    for (const [frequency, frequencyOffset] of [[0, 30], [1, 10], [60, 600], [1440, 24]]) {
+      expect((await svc.api('POST', '/v1/checks/tcp', tcp({ frequency, frequencyOffset, activated: false }))).status).toBe(201);
+    }
+  });
+
+  it('refuses a bad autoAssignAlerts, malformed JSON and oversized bodies', async () => {
+    expectError(await svc.api('POST', '/v1/checks/tcp?autoAssignAlerts=maybe', tcp()), 400, /autoAssignAlerts must be boolean/);
+    expectError(await svc.api('POST', '/v1/checks/tcp', '{"name":'), 400);
+    expectError(await svc.api('POST', '/v1/checks/tcp', tcp({ description: 'x'.repeat(2 * 1024 * 1024) })), 413);
+  });
+
+  it('updates partially, merging the request, and re-validates', async () => {
+    const { body: created } = await svc.api('POST', '/v1/checks/tcp', tcp({ tags: ['a'] }));
+    const res = await svc.api('PUT', `/v1/checks/tcp/${created.id}`, { request: { port: 7 }, frequency: 1, muted: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: created.id, frequency: 1, muted: true, tags: ['a'], request: { hostname: '127.0.0.1', port: 7 } });
+    expect(res.body.updated_at).not.toBeNull();
+    expectError(await svc.api('PUT', `/v1/checks/tcp/${created.id}`, { frequency: 0, frequencyOffset: 11 }), 400, /10, 20 or 30/);
+    expectError(await svc.api('PUT', '/v1/checks/tcp/00000000-0000-0000-0000-000000000000', { name: 'x' }), 404);
+  });
+
+  it('lists with paging and Content-Range, deletes with 204', async () => {
+    const fresh = await startService();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await fresh.api('POST', '/v1/checks/tcp', tcp({ name: `c${i}`, activated: false }))).body.id);
+      const page1 = await fresh.api('GET', '/v1/checks?limit=2&page=1');
+      expect(page1.headers.get('content-range')).toBe('0-1/3');
+      expect(page1.body.map((c: any) => c.name)).toEqual(['c0', 'c1']);
+      const page2 = await fresh.api('GET', '/v1/checks?limit=2&page=2');
+      expect(page2.headers.get('content-range')).toBe('2-2/3');
+      expectError(await fresh.api('GET', '/v1/checks?limit=101'), 400, /limit must be <= 100/);
+
+      expect((await fresh.api('DELETE', `/v1/checks/${ids[0]}`)).status).toBe(204);
+      expectError(await fresh.api('GET', `/v1/checks/${ids[0]}`), 404);
+      expectError(await fresh.api('DELETE', `/v1/checks/${ids[0]}`), 404);
+      expect((await fresh.api('GET', '/v1/checks')).headers.get('content-range')).toBe('0-1/2');
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
+
+describe('check results queries', () => {
+  it('validate every parameter and 404 on unknown checks', async () => {
+    const { body: check } = await svc.api('POST', '/v1/checks/tcp', tcp({ activated: false }));
+    const base = `/v1/check-results/${check.id}`;
+    expect((await svc.api('GET', base)).body).toEqual([]);
+    for (const [q, msg] of [
+      ['limit=0', /limit must be >= 1/],
+      ['limit=101', /limit must be <= 100/],
+      ['page=0', /page must be > 0/],
+      ['resultType=SOME', /resultType must be one of "FINAL", "ATTEMPT", "ALL"/],
+      ['checkType=PING', /checkType must be one of/],
+      ['hasFailures=perhaps', /hasFailures must be boolean/],
+      ['from=yesterday', /from must be number/],
+      ['location=us-east-99', /location/],
+      ['from=2000&to=1000', /to must be after/],
+    ] as const) {
+      expectError(await svc.api('GET', `${base}?${q}`), 400, msg);
+    }
+    expectError(await svc.api('GET', '/v1/check-results/00000000-0000-0000-0000-000000000000'), 404);
+    expectError(await svc.api('GET', `${base}/00000000-0000-0000-0000-000000000000`), 404);
+    const v2 = await svc.api('GET', `/v2/check-results/${check.id}`);
+    expect(v2.body).toEqual({ length: 0, entries: [], nextId: null });
+    expectError(await svc.api('GET', `/v2/check-results/${check.id}?nextId=garbage`), 400, /nextId/);
+  });
+});
