@@ -1,0 +1,161 @@
+// A real agent process against a real service process, running TCP checks against local servers.
+
+import { describe, it, expect, afterEach } from 'vitest';
+import { startService, startAgent, createPrivateLocation, eventually, type Service, type AgentProc } from '../helpers/procs.js';
+import { tcpServer, closedPort, type TcpTarget } from '../helpers/servers.js';
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {});
+});
+
+async function setup(serviceEnv: Record<string, string> = {}, agentEnv: Record<string, string> = {}) {
+  const svc = await startService(serviceEnv);
+  cleanup.push(() => svc.proc.kill('SIGKILL'));
+  const pl = await createPrivateLocation(svc);
+  const agent = await startAgent(svc, pl.key, agentEnv);
+  cleanup.push(() => agent.proc.kill('SIGKILL'));
+  return { svc, pl, agent };
+}
+
+async function target(opts: Parameters<typeof tcpServer>[0]): Promise<TcpTarget> {
+  const t = await tcpServer(opts);
+  cleanup.push(() => t.close());
+  return t;
+}
+
+async function createCheck(svc: Service, slug: string, request: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const res = await svc.api('POST', '/v1/checks/tcp', { name: 'tcp e2e', frequency: 0, frequencyOffset: 10, privateLocations: [slug], request, ...extra });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+const results = async (svc: Service, checkId: string) => (await svc.api('GET', `/v1/check-results/${checkId}?limit=100`)).body as any[];
+const firstResult = (svc: Service, checkId: string, timeoutMs = 30_000) => eventually(async () => (await results(svc, checkId))[0], timeoutMs);
+const readiness = async (agent: AgentProc) => (await fetch(`${agent.healthUrl}/-/readiness`)).status;
+
+describe('agent and service, end to end', () => {
+  it('runs a TCP check from a private location and reports a passing result through op 7', async () => {
+    const { svc, pl, agent } = await setup();
+    const echo = await target({ reply: (d) => (d === 'PING\n' ? 'PONG\n' : 'WHAT\n') });
+    const checkId = await createCheck(svc, pl.slugName, {
+      hostname: '127.0.0.1', port: echo.port, data: 'PING\n',
+      assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG' }, { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '1000' }],
+    });
+    await eventually(async () => (await readiness(agent)) === 200);
+    const r = await firstResult(svc, checkId);
+    expect(r).toMatchObject({ checkId, name: 'tcp e2e', hasFailures: false, hasErrors: false, isDegraded: false, runLocation: pl.slugName, resultType: 'FINAL', attempts: 0 });
+    expect(r.tcpCheckResult.response.data).toBe('PONG\n');
+    expect(r.tcpCheckResult.assertions.every((a: any) => a.passed)).toBe(true);
+    const t = r.tcpCheckResult.timings;
+    expect(t.total).toBeGreaterThanOrEqual(t.connect);
+    expect(r.responseTime).toBe(Math.round(t.total));
+
+    const one = await svc.api('GET', `/v1/check-results/${checkId}/${r.id}`);
+    expect(one.body).toEqual(r);
+    const status = await svc.api('GET', `/v1/check-statuses/${checkId}`);
+    expect(status.body).toMatchObject({ checkId, hasFailures: false, lastRunLocation: pl.slugName });
+    const loc = (await svc.api('GET', `/v1/private-locations/${pl.id}`)).body;
+    expect(loc.agentCount).toBe(1);
+    expect(loc.minAgentVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(loc.lastSeen).not.toBeNull();
+  });
+
+  it('reports a closed port as a failing result naming the error', async () => {
+    const { svc, pl } = await setup();
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: await closedPort() });
+    const r = await firstResult(svc, checkId);
+    expect(r.hasFailures).toBe(true);
+    expect(r.hasErrors).toBe(false);
+    expect(r.errorMessage).toMatch(/ECONNREFUSED/);
+    expect((await svc.api('GET', `/v1/check-results/${checkId}?hasFailures=false`)).body).toEqual([]);
+  });
+
+  it('refuses a revoked key: the agent turns not-ready', async () => {
+    const { svc, pl, agent } = await setup();
+    await eventually(async () => (await readiness(agent)) === 200);
+    expect((await svc.api('DELETE', `/v1/private-locations/${pl.id}/keys/${pl.keyId}`)).status).toBe(204);
+    await agent.proc.waitLog((l) => l.state === 'refused');
+    expect(await readiness(agent)).toBe(503);
+    expect((await fetch(`${agent.healthUrl}/-/liveness`)).status).toBe(200);
+    const health = await (await fetch(`${agent.healthUrl}/health`)).json();
+    expect(health).toMatchObject({ connected: false, status: 'refused' });
+    expect(agent.proc.logs.map((l) => JSON.stringify(l)).join('\n')).not.toContain(pl.key);
+  });
+
+  it('on SIGTERM finishes the running check, delivers its result and exits 0', async () => {
+    const { svc, pl, agent } = await setup();
+    const slow = await target({ delayMs: 2500, reply: () => 'DONE' });
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: slow.port, data: 'GO', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'DONE' }] });
+    await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === checkId);
+    agent.proc.child.kill('SIGTERM');
+    // Not ready from the first moment of shutdown, while the check still runs.
+    await agent.proc.waitLog((l) => l.msg === 'shutting down');
+    expect(await readiness(agent)).toBe(503);
+    expect(await agent.proc.exited).toBe(0);
+    const r = await firstResult(svc, checkId, 5000);
+    expect(r).toMatchObject({ hasFailures: false });
+    expect(r.responseTime).toBeGreaterThanOrEqual(2400);
+  });
+
+  it('keeps results through a service restart: none lost, none doubled', async () => {
+    const { svc, pl, agent } = await setup();
+    const slow = await target({ delayMs: 2000, reply: () => 'DONE' });
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: slow.port, data: 'GO' });
+    const started = await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === checkId);
+    await svc.stop();
+    await agent.proc.waitLog((l) => l.msg === 'could not deliver results; keeping them on disk');
+    await svc.restart();
+    const r = await eventually(async () => (await results(svc, checkId)).find((x) => started.jobId.startsWith(`${checkId}:${x.checkRunId}:`)));
+    expect(r.hasFailures).toBe(false);
+    await agent.proc.waitLog((l) => l.msg === 'spooled results delivered');
+    const all = await results(svc, checkId);
+    const keys = all.map((x) => `${x.checkRunId}/${x.runLocation}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('re-dispatches the job of an agent killed mid-run once its lease expires', async () => {
+    const { svc, pl, agent } = await setup({ OUTPOST_LEASE_SECONDS: '2' });
+    const slow = await target({ delayMs: 1500, reply: () => 'DONE' });
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: slow.port, data: 'GO' });
+    const started = await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === checkId);
+    await agent.proc.kill('SIGKILL');
+    const second = await startAgent(svc, pl.key);
+    cleanup.push(() => second.proc.kill('SIGKILL'));
+    await second.proc.waitLog((l) => l.msg === 'job started' && l.jobId === started.jobId, 15_000);
+    await svc.proc.waitLog((l) => l.msg?.startsWith('lease expired') && l.jobId === started.jobId);
+    const r = await eventually(async () => (await results(svc, checkId)).find((x) => started.jobId === `${checkId}:${x.checkRunId}:${x.runLocation}`));
+    expect(r.hasFailures).toBe(false);
+  });
+
+  it('stops running a deactivated check at once', async () => {
+    const { svc, pl, agent } = await setup();
+    const echo = await target({});
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: echo.port });
+    await firstResult(svc, checkId);
+    expect((await svc.api('PUT', `/v1/checks/tcp/${checkId}`, { activated: false })).status).toBe(200);
+    const before = agent.proc.logs.filter((l) => l.msg === 'job started' && l.checkId === checkId).length;
+    // Two more periods of a 10 s check pass without a run.
+    const probe = await target({});
+    const other = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: probe.port }, { frequency: 0, frequencyOffset: 10 });
+    await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === other);
+    await new Promise((r) => setTimeout(r, 0));
+    const seen = agent.proc.logs.filter((l) => l.msg === 'job started' && l.checkId === other).length;
+    await eventually(async () => agent.proc.logs.filter((l) => l.msg === 'job started' && l.checkId === other).length > seen, 15_000);
+    expect(agent.proc.logs.filter((l) => l.msg === 'job started' && l.checkId === checkId).length).toBe(before);
+  });
+
+  it('refuses to start without API_KEY, naming the variable', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const env = { ...process.env };
+    delete env.API_KEY;
+    const r = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env, encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/API_KEY is required/);
+    const bad = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env: { ...env, API_KEY: 'k', JOB_CONCURRENCY: '0' }, encoding: 'utf8' });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/JOB_CONCURRENCY must be a whole number from 1/);
+    const level = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env: { ...env, API_KEY: 'k', LOG_LEVEL: 'LOUD' }, encoding: 'utf8' });
+    expect(level.stderr).toMatch(/LOG_LEVEL must be one of DEBUG, LOG, INFO, WARN, ERROR/);
+  });
+});
