@@ -159,3 +159,26 @@ describe('agent and service, end to end', () => {
     expect(level.stderr).toMatch(/LOG_LEVEL must be one of DEBUG, LOG, INFO, WARN, ERROR/);
   });
 });
+
+describe('outpost start', () => {
+  it('runs data-center checks on the built-in agent, labelled with their location', async () => {
+    const svc = await startService({}, 'start');
+    cleanup.push(() => svc.proc.kill('SIGKILL'));
+    const echo = await target({});
+    const res = await svc.api('POST', '/v1/checks/tcp', {
+      name: 'dc', frequency: 0, frequencyOffset: 10, locations: ['eu-west-1', 'us-east-1'], runParallel: true,
+      request: { hostname: '127.0.0.1', port: echo.port },
+    });
+    const checkId = res.body.id;
+    const both = await eventually(async () => {
+      const rs = await results(svc, checkId);
+      return rs.length >= 2 ? rs : null;
+    });
+    expect(new Set(both.map((r) => r.runLocation))).toEqual(new Set(['eu-west-1', 'us-east-1']));
+    expect(both.every((r) => !r.hasFailures)).toBe(true);
+    expect(both[0].checkRunId).toBe(both[1].checkRunId);
+    const eu = await svc.api('GET', `/v1/check-results/${checkId}?location=eu-west-1`);
+    expect(eu.body.every((r: any) => r.runLocation === 'eu-west-1')).toBe(true);
+    expect(await svc.proc.kill('SIGTERM')).toBe(0);
+  });
+});

@@ -91,11 +91,11 @@ async function storageEnv(): Promise<Record<string, string>> {
   return { OUTPOST_DATA_DIR: dir };
 }
 
-export async function startService(extra: Record<string, string> = {}): Promise<Service> {
+export async function startService(extra: Record<string, string> = {}, command: 'service' | 'start' = 'service'): Promise<Service> {
   const apiKey = `test-${randomUUID()}`;
   const env: Record<string, string> = { PORT: '0', OUTPOST_API_KEY: apiKey, LOG_LEVEL: 'INFO', ...(await storageEnv()), ...extra };
   const svc: Service = {
-    proc: launch(['service'], env),
+    proc: launch([command], env),
     baseUrl: '',
     accountId: '',
     apiKey,
@@ -117,7 +117,7 @@ export async function startService(extra: Record<string, string> = {}): Promise<
       await svc.proc.kill('SIGTERM');
       // Same port, so agents find the service where they left it.
       env.PORT = String(new URL(svc.baseUrl).port);
-      svc.proc = launch(['service'], env);
+      svc.proc = launch([command], env);
       await ready();
     },
     async stop() {

@@ -1,0 +1,40 @@
+# The full private-location agent: every check type, Chromium from Debian for browser checks.
+# Build:  docker build -t outpost-agent .
+# Run:    docker run -e API_KEY=<private-location key> -e OUTPOST_URL=https://outpost.example.com outpost-agent
+#
+# RUNTIMES: the runtimes this image carries. The default build carries only the newest;
+# the migration build carries three:  docker build --build-arg RUNTIMES="2024.09 2025.04 2026.04" .
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ARG RUNTIMES="2026.04"
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/*
+RUN useradd --system --uid 10001 --create-home --home-dir /home/outpost outpost \
+ && mkdir -p /var/lib/outpost/spool && chown -R outpost:outpost /var/lib/outpost
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json README.md ./
+COPY runtimes ./runtimes
+RUN ln -s /app/dist/cli.js /usr/local/bin/outpost && chmod +x /app/dist/cli.js
+ENV NODE_ENV=production \
+    AGENT_HEALTH_PORT=8081 \
+    OUTPOST_SPOOL_DIR=/var/lib/outpost/spool \
+    OUTPOST_AGENT_PROFILE=full \
+    OUTPOST_RUNTIMES=${RUNTIMES} \
+    CHROMIUM_PATH=/usr/bin/chromium
+USER outpost
+VOLUME ["/var/lib/outpost/spool"]
+EXPOSE 8081
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.AGENT_HEALTH_PORT||8081)+'/-/liveness').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# tini reaps the browser's child processes and forwards SIGTERM for the graceful drain.
+ENTRYPOINT ["tini", "--", "outpost", "agent"]
