@@ -218,7 +218,9 @@ export class JobQueue {
       for (const { r, q } of fresh) {
         this.byId.delete(r.jobId);
         if (!q.leasedBy) this.pending.get(q.queueKey)?.remove((x) => x === q);
-        this.metrics.dispatchLatency.observe(Math.max(0, r.startedAt - q.job.dueAt) / 1000);
+        const latency = Math.max(0, r.startedAt - q.job.dueAt) / 1000;
+        this.metrics.dispatchLatency.observe(latency);
+        this.metrics.dispatchLatencyRecent.observe(latency);
       }
       this.metrics.resultsStored.inc(fresh.length);
     }

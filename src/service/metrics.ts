@@ -15,6 +15,15 @@ export function serviceMetrics() {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
       registers: [registry],
     }),
+    // Exact recent quantiles for the benchmark and for operators; the histogram is for aggregation.
+    dispatchLatencyRecent: new client.Summary({
+      name: 'outpost_dispatch_latency_recent_seconds',
+      help: 'From a run being due to the agent starting it, over the last minute',
+      percentiles: [0.5, 0.9, 0.99],
+      maxAgeSeconds: 60,
+      ageBuckets: 6,
+      registers: [registry],
+    }),
     pendingJobs: new client.Gauge({ name: 'outpost_jobs_pending', help: 'Jobs waiting for an agent', registers: [registry] }),
   };
 }

@@ -1,0 +1,76 @@
+// Process plumbing for the benchmarks: start the real service and agent, read their CPU and RSS.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../cli.js');
+const TICKS = 100; // USER_HZ on Linux
+
+export interface Child {
+  child: ChildProcess;
+  lines: string[];
+  waitFor(pred: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export function launch(args: string[], env: Record<string, string>, bin = process.execPath): Child {
+  const child = spawn(bin, bin === process.execPath ? [CLI, ...args] : args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];
+  let buf = '';
+  const onData = (d: Buffer) => {
+    buf += d;
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (lines.length < 10_000) lines.push(line);
+      for (const w of [...waiters]) if (w.pred(line)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(line));
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  return {
+    child,
+    lines,
+    waitFor(pred, timeoutMs = 60_000) {
+      const hit = lines.find(pred);
+      if (hit) return Promise.resolve(hit);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`${args.join(' ')}: expected output did not come:\n${lines.slice(-20).join('\n')}`)), timeoutMs);
+        waiters.push({ pred, resolve: (l) => (clearTimeout(t), resolve(l)) });
+      });
+    },
+    stop() {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 40_000).unref();
+      });
+    },
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** Resident set size in MB. */
+export function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,244 @@
+// npm run bench: the real service feeding a real agent with TCP checks against a local TCP
+// server, and the same probe through Prometheus blackbox_exporter and a bare Node loop, in one
+// run so the ratios are fair on a shared machine.
+//
+// Phases:
+//  1. idle: agent RSS with nothing to do.
+//  2. steady: CHECKS checks every 10 s (CHECKS/10 runs per second); dispatch latency due→start
+//     from the service's recent-quantile summary, agent RSS under load.
+//  3. backlog: the agent is frozen (SIGSTOP) while runs pile up, then thawed; the drain measures
+//     the agent's top speed and the CPU of agent and service per 1,000 checks.
+//  4. peers: blackbox_exporter's tcp_connect probe and a bare Node connect loop, closed-loop.
+
+import net from 'node:net';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { request } from 'undici';
+import { launch, cpuSeconds, rssMb, sleep, type Child } from './procs.js';
+
+const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000);
+const STEADY_S = Number(process.env.BENCH_STEADY_SECONDS ?? 20);
+const BACKLOG_S = Number(process.env.BENCH_BACKLOG_SECONDS ?? 30);
+const CONCURRENCY = Number(process.env.BENCH_AGENT_CONCURRENCY ?? 100);
+const PEER_S = Number(process.env.BENCH_PEER_SECONDS ?? 10);
+const PEER_CONCURRENCY = 10;
+
+const out: Record<string, unknown> = {};
+const say = (s: string) => process.stdout.write(s + '\n');
+
+async function tcpTarget(): Promise<{ port: number; close(): void }> {
+  const server = net.createServer((s) => {
+    s.on('error', () => {});
+    s.on('data', (d) => s.write(d));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
+}
+
+async function api(base: string, key: string, method: string, p: string, body?: unknown) {
+  const res = await request(base + p, {
+    method: method as 'GET',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function metric(base: string, name: string, labels = ''): Promise<number> {
+  const res = await request(`${base}/metrics`);
+  const text = await res.body.text();
+  const line = text.split('\n').find((l) => l.startsWith(name + (labels ? `{${labels}}` : ' ')) || l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').pop()) : NaN;
+}
+
+async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>) {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  }));
+}
+
+async function benchOutpost(target: number) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-'));
+  const key = `bench-${Date.now()}-key-0123456789`;
+  const svc = launch(['service'], { PORT: '0', OUTPOST_DATA_DIR: dir, OUTPOST_API_KEY: key, LOG_LEVEL: 'WARN' });
+  let agent: Child | null = null;
+  try {
+    const line = await svc.waitFor((l) => l.includes('Base URL'));
+    const base = line.split('Base URL:')[1].trim();
+    const pl = await api(base, key, 'POST', '/v1/private-locations', { name: 'bench', slugName: 'bench' });
+    agent = launch(['agent'], {
+      API_KEY: pl.keys[0].rawKey, OUTPOST_URL: base, JOB_CONCURRENCY: String(CONCURRENCY), AGENT_HEALTH_PORT: '0',
+      AGENT_HEALTH_HOST: '127.0.0.1', OUTPOST_SPOOL_DIR: path.join(dir, 'spool'), LOG_LEVEL: 'INFO',
+    });
+    await agent.waitFor((l) => l.includes('registered with the service'));
+    await sleep(3000);
+    const agentPid = agent.child.pid!;
+    const svcPid = svc.child.pid!;
+    out.agentIdleRssMb = rssMb(agentPid);
+
+    const t0 = Date.now();
+    await pool(Array.from({ length: CHECKS }, (_, i) => i), 16, async (i) => {
+      await api(base, key, 'POST', '/v1/checks/tcp', {
+        name: `bench ${i}`, frequency: 0, frequencyOffset: 10, privateLocations: ['bench'],
+        request: { hostname: '127.0.0.1', port: target },
+      });
+    });
+    out.checkCreatesPerSecond = CHECKS / ((Date.now() - t0) / 1000);
+
+    // Steady: the agent keeps up with CHECKS/10 runs per second.
+    await sleep(12_000); // every check has come due at least once, the summary has data
+    let rssMax = 0;
+    const steadyEnd = Date.now() + STEADY_S * 1000;
+    const r0 = await metric(base, 'outpost_results_stored_total');
+    const a0 = cpuSeconds(agentPid);
+    const s0 = cpuSeconds(svcPid);
+    while (Date.now() < steadyEnd) {
+      rssMax = Math.max(rssMax, rssMb(agentPid));
+      await sleep(500);
+    }
+    const r1 = await metric(base, 'outpost_results_stored_total');
+    out.steady = {
+      runsPerSecond: (r1 - r0) / STEADY_S,
+      agentCpuSecondsPer1000: ((cpuSeconds(agentPid) - a0) / (r1 - r0)) * 1000,
+      serviceCpuSecondsPer1000: ((cpuSeconds(svcPid) - s0) / (r1 - r0)) * 1000,
+      dispatchP50Ms: (await metric(base, 'outpost_dispatch_latency_recent_seconds', 'quantile="0.5"')) * 1000,
+      dispatchP99Ms: (await metric(base, 'outpost_dispatch_latency_recent_seconds', 'quantile="0.99"')) * 1000,
+      agentRssMaxMb: rssMax,
+    };
+
+    // Backlog: freeze the agent, let runs pile up, thaw it and time the drain.
+    process.kill(agentPid, 'SIGSTOP');
+    await sleep(BACKLOG_S * 1000);
+    const pending = await metric(base, 'outpost_jobs_pending');
+    const b0 = await metric(base, 'outpost_results_stored_total');
+    const ta0 = cpuSeconds(agentPid);
+    const ts0 = cpuSeconds(svcPid);
+    const tb0 = Date.now();
+    process.kill(agentPid, 'SIGCONT');
+    let peakRss = 0;
+    for (;;) {
+      await sleep(200);
+      peakRss = Math.max(peakRss, rssMb(agentPid));
+      if ((await metric(base, 'outpost_jobs_pending')) < CHECKS / 10) break;
+      if (Date.now() - tb0 > 120_000) break;
+    }
+    const drainS = (Date.now() - tb0) / 1000;
+    const b1 = await metric(base, 'outpost_results_stored_total');
+    const n = b1 - b0;
+    out.drain = {
+      backlog: pending,
+      checks: n,
+      seconds: drainS,
+      checksPerSecond: n / drainS,
+      agentCpuSecondsPer1000: ((cpuSeconds(agentPid) - ta0) / n) * 1000,
+      serviceCpuSecondsPer1000: ((cpuSeconds(svcPid) - ts0) / n) * 1000,
+      agentRssMaxMb: peakRss,
+    };
+  } finally {
+    await agent?.stop();
+    await svc.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Closed-loop driver: `concurrency` loops calling fn for `seconds`. */
+async function closedLoop(seconds: number, concurrency: number, fn: () => Promise<void>): Promise<number> {
+  const end = Date.now() + seconds * 1000;
+  let n = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (Date.now() < end) {
+      await fn();
+      n++;
+    }
+  }));
+  return n;
+}
+
+async function benchBlackbox(target: number) {
+  let bin: string;
+  try {
+    bin = execFileSync('sh', ['-c', 'command -v prometheus-blackbox-exporter'], { encoding: 'utf8' }).trim();
+  } catch {
+    out.blackbox = 'not installed (apt-get install prometheus-blackbox-exporter)';
+    return;
+  }
+  const config = path.resolve('../shared/bench/blackbox.yml');
+  const port = 19115 + Math.floor(Math.random() * 1000);
+  const bbe = launch([`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`], {}, bin);
+  try {
+    await bbe.waitFor((l) => /Listening on|msg="Listening/.test(l), 15_000).catch(() => sleep(1500));
+    const url = `http://127.0.0.1:${port}/probe?module=tcp_connect&target=127.0.0.1:${target}`;
+    const probe = async () => {
+      const res = await request(url);
+      await res.body.text();
+    };
+    await closedLoop(1, PEER_CONCURRENCY, probe);
+    const c0 = cpuSeconds(bbe.child.pid!);
+    const n = await closedLoop(PEER_S, PEER_CONCURRENCY, probe);
+    out.blackbox = { probes: n, probesPerSecond: n / PEER_S, cpuSecondsPer1000: ((cpuSeconds(bbe.child.pid!) - c0) / n) * 1000 };
+  } finally {
+    await bbe.stop();
+  }
+}
+
+async function benchBareNode(target: number) {
+  const code = `
+    const net = require('node:net');
+    const end = Date.now() + ${PEER_S * 1000}; let n = 0;
+    const one = () => new Promise((res) => { const s = net.connect(${target}, '127.0.0.1'); s.once('connect', () => { s.destroy(); res(); }); s.once('error', res); });
+    const c0 = process.cpuUsage();
+    Promise.all(Array.from({ length: ${PEER_CONCURRENCY} }, async () => { while (Date.now() < end) { await one(); n++; } }))
+      .then(() => { const c = process.cpuUsage(c0); console.log(JSON.stringify({ n, cpu: (c.user + c.system) / 1e6 })); });`;
+  // Asynchronously: the target server lives in this process and must keep accepting.
+  const res = JSON.parse((await promisify(execFile)(process.execPath, ['-e', code], { encoding: 'utf8' })).stdout);
+  out.bareNode = { probesPerSecond: res.n / PEER_S, cpuSecondsPer1000: (res.cpu / res.n) * 1000 };
+}
+
+const fmt = (v: unknown, d = 2) => (typeof v === 'number' ? v.toFixed(d) : String(v));
+
+async function main() {
+  const target = await tcpTarget();
+  say(`Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores`);
+  try {
+    await benchOutpost(target.port);
+    await benchBlackbox(target.port);
+    await benchBareNode(target.port);
+  } finally {
+    target.close();
+  }
+  const st = out.steady as Record<string, number>;
+  const dr = out.drain as Record<string, number>;
+  const bb = out.blackbox as Record<string, number> | string;
+  const bare = out.bareNode as Record<string, number>;
+  say('');
+  say('| figure | value | target |');
+  say('|---|---|---|');
+  say(`| agent TCP checks/s (backlog drain of ${fmt(dr.backlog, 0)}) | ${fmt(dr.checksPerSecond, 0)} | ≥ 5000 |`);
+  say(`| agent CPU-s per 1,000 TCP checks (drain) | ${fmt(dr.agentCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
+  say(`| service CPU-s per 1,000 results stored (drain) | ${fmt(dr.serviceCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
+  say(`| steady runs/s | ${fmt(st.runsPerSecond, 0)} | |`);
+  say(`| agent CPU-s per 1,000 TCP checks (steady) | ${fmt(st.agentCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
+  say(`| service CPU-s per 1,000 results (steady, incl. scheduling) | ${fmt(st.serviceCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
+  say(`| dispatch due→start p50 / p99 ms (steady) | ${fmt(st.dispatchP50Ms, 1)} / ${fmt(st.dispatchP99Ms, 1)} | p99 ≤ 50 |`);
+  say(`| agent RSS idle / steady / drain MB | ${fmt(out.agentIdleRssMb, 0)} / ${fmt(st.agentRssMaxMb, 0)} / ${fmt(dr.agentRssMaxMb, 0)} | idle ≤ 60 |`);
+  say(`| check creation via API, per second | ${fmt(out.checkCreatesPerSecond, 0)} | |`);
+  if (typeof bb === 'string') say(`| blackbox_exporter | ${bb} | |`);
+  else {
+    say(`| blackbox_exporter tcp_connect CPU-s per 1,000 (c=${PEER_CONCURRENCY}) | ${fmt(bb.cpuSecondsPer1000, 3)} | |`);
+    say(`| ratio agent (drain) / blackbox_exporter | ${fmt(dr.agentCpuSecondsPer1000 / bb.cpuSecondsPer1000, 2)} | |`);
+  }
+  say(`| bare Node connect loop CPU-s per 1,000 (c=${PEER_CONCURRENCY}) | ${fmt(bare.cpuSecondsPer1000, 3)} | floor |`);
+  say('');
+  say(JSON.stringify(out));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
