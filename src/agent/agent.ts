@@ -16,6 +16,10 @@ import { VERSION } from '../version.js';
 
 const UPTIME_TYPES = new Set(['URL', 'DNS', 'TCP', 'ICMP']);
 const MAX_BATCH = 1000;
+/** Results wait this long for company before they are sent: fewer, larger requests. */
+const RESULT_LINGER_MS = 25;
+/** How long a free slot waits for others before they are leased together. */
+const SLOT_LINGER_MS = 3;
 
 type State = 'starting' | 'ready' | 'refused' | 'unreachable' | 'stopping';
 
@@ -27,7 +31,9 @@ export class Agent {
   private client: ServiceClient;
   private queue: PQueue;
   /** Leased jobs, queued or running, with the means to abort them. */
-  private held = new Map<string, { job: Job; abort: AbortController; started: boolean }>();
+  private held = new Map<string, { job: Job; started: boolean }>();
+  /** Aborted when the shutdown grace period runs out: every running job stops. */
+  private abortRunning = new AbortController();
   private outbox: RunResult[] = [];
   private flushing: Promise<void> | null = null;
   private spool: Spool;
@@ -84,6 +90,8 @@ export class Agent {
   private async pullLoop(): Promise<void> {
     let backoff = 500;
     let lastBeat = Date.now();
+    let lingerUntil = 0;
+    const batchWorthy = Math.ceil(this.config.concurrency / 4);
     while (this.state !== 'stopping') {
       try {
         if (!this.registration) {
@@ -94,19 +102,24 @@ export class Agent {
         const leaseMs = this.registration.leaseSeconds * 1000;
         const waitMs = Math.min(this.registration.pollSeconds * 1000, Math.floor(leaseMs / 3));
         const free = this.config.concurrency - this.held.size;
-        if (free <= 0) {
-          // Every slot busy: wait for one, but keep the leases of long jobs alive meanwhile.
-          const beatIn = lastBeat + waitMs - Date.now();
-          if (beatIn > 0) {
-            await new Promise<void>((resolve) => {
-              const t = setTimeout(resolve, beatIn);
-              this.slotFreed = () => (clearTimeout(t), resolve());
-            });
-            this.slotFreed = null;
+        const beatIn = lastBeat + waitMs - Date.now();
+        if (free < batchWorthy && beatIn > 0) {
+          // Asking for one job each time a slot frees costs a request per job: wait for a
+          // slot, then give others a few milliseconds to free up and lease them together.
+          // All slots busy, the wait is bounded by the heartbeat that keeps leases alive.
+          const now = Date.now();
+          if (free <= 0) {
+            await this.waitForSlot(beatIn);
+            continue;
+          }
+          if (!lingerUntil) lingerUntil = now + SLOT_LINGER_MS;
+          if (now < lingerUntil) {
+            await this.waitForSlot(Math.min(beatIn, lingerUntil - now));
             continue;
           }
         }
-        const jobs = await this.client.lease(Math.max(0, free), waitMs, [...this.held.keys()], this.pollAbort.signal);
+        lingerUntil = 0;
+        const jobs = await this.client.lease(Math.max(0, this.config.concurrency - this.held.size), waitMs, [...this.held.keys()], this.pollAbort.signal);
         lastBeat = Date.now();
         this.setState('ready');
         backoff = 500;
@@ -130,6 +143,20 @@ export class Agent {
     }
   }
 
+  private waitForSlot(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.slotFreed = () => {
+        this.slotFreed = null;
+        done();
+      };
+    });
+  }
+
   // A method, so TypeScript does not narrow the state across awaits.
   private stopping(): boolean {
     return this.state === 'stopping';
@@ -143,18 +170,17 @@ export class Agent {
   }
 
   private accept(job: Job): void {
-    const abort = new AbortController();
-    const entry = { job, abort, started: false };
+    const entry = { job, started: false };
     this.held.set(job.id, entry);
     this.metrics.queueDepth.set(this.queue.size + 1);
     void this.queue.add(async () => {
-      if (abort.signal.aborted) return;
+      if (!this.held.has(job.id)) return; // handed back at shutdown
       entry.started = true;
       this.log.debug({ jobId: job.id, checkId: job.checkId, checkType: job.checkType }, 'job started');
       this.metrics.running.inc();
       this.metrics.queueDepth.set(this.queue.size);
       try {
-        this.deliver(await this.run(job, abort.signal));
+        this.deliver(await this.run(job, this.abortRunning.signal));
       } finally {
         this.metrics.running.dec();
         this.held.delete(job.id);
@@ -174,9 +200,9 @@ export class Agent {
       return { ...base, stoppedAt: Date.now(), responseTime: 0, hasFailures: true, hasErrors: true, isDegraded: false, overMaxResponseTime: false, error, detail: {} };
     }
     const deadline = startedAt + job.timeoutMs;
-    const signal = AbortSignal.any([stop, AbortSignal.timeout(job.timeoutMs + 1000)]);
     try {
-      const probe = await runner(job, { signal, deadline, log: this.log });
+      // Runners stop at the deadline themselves; `stop` only cuts them short at shutdown.
+      const probe = await runner(job, { signal: stop, deadline, log: this.log });
       const v = judge(job.check, probe);
       const stoppedAt = Date.now();
       this.metrics.jobs.inc({ check_type: job.checkType, outcome: v.hasFailures ? 'failed' : v.isDegraded ? 'degraded' : 'passed' });
@@ -204,8 +230,7 @@ export class Agent {
   }
 
   private async flushLoop(): Promise<void> {
-    // Let results of one tick gather into one request.
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, RESULT_LINGER_MS));
     while (this.outbox.length) {
       const batch = this.outbox.splice(0, MAX_BATCH);
       try {
@@ -271,16 +296,13 @@ export class Agent {
     await this.pulling?.catch(() => {});
     // Jobs leased but not started go back to the service for another agent.
     const unstarted = [...this.held.values()].filter((h) => !h.started);
-    for (const h of unstarted) {
-      h.abort.abort();
-      this.held.delete(h.job.id);
-    }
+    for (const h of unstarted) this.held.delete(h.job.id);
     this.queue.clear();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.config.shutdownGraceMs)));
     if ((await Promise.race([this.queue.onIdle(), grace])) === 'late') {
       this.log.warn({ running: this.held.size }, 'grace period over: aborting running jobs');
-      for (const h of this.held.values()) h.abort.abort();
+      this.abortRunning.abort();
       await this.queue.onIdle();
     }
     clearTimeout(timer);

@@ -16,7 +16,9 @@ export interface Child {
 }
 
 export function launch(args: string[], env: Record<string, string>, bin = process.execPath): Child {
-  const child = spawn(bin, bin === process.execPath ? [CLI, ...args] : args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_PROFILE=dir writes a CPU profile of each Outpost process there.
+  const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(bin, bin === process.execPath ? [...prof, CLI, ...args] : args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];
   let buf = '';

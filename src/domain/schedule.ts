@@ -6,8 +6,8 @@
 //    (1..frequency*10) places the run (k-1)*6 s into each period.
 //  - frequency above 60: the period is split into hour-long slots; offset k (1..ceil(frequency/60))
 //    places the run k-1 hours into each period.
-//  - no offset: the phase is derived from the check id, so checks created together do not all
-//    fire in the same instant. Periods are aligned to the Unix epoch, so the phase is stable
+//  - no offset (and frequency 0, whose offset is its interval): the phase is derived from the
+//    check id, so checks created together do not all fire in the same instant. Periods are aligned to the Unix epoch, so the phase is stable
 //    across restarts.
 
 import { SUB_MINUTE_OFFSETS } from './limits.js';
@@ -65,8 +65,9 @@ export function phaseMs(checkId: string, s: Schedule): number {
     const slot = s.frequency <= 60 ? SLOT_MS_UP_TO_HOUR : SLOT_MS_ABOVE_HOUR;
     return ((s.frequencyOffset - 1) * slot) % period;
   }
-  // Whole seconds keep sub-minute runs on a readable grid.
-  return (hash32(checkId) % Math.floor(period / 1000)) * 1000;
+  // Millisecond spread: many checks of one frequency then arrive as a steady stream rather
+  // than a burst at each second boundary, which would queue behind the agents' slots.
+  return hash32(checkId) % period;
 }
 
 /** The first due time strictly after `after`. */

@@ -9,6 +9,7 @@ import type { ServiceMetrics } from './metrics.js';
 import type { Job, RunResult } from '../domain/run.js';
 import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
 import { Deque } from './deque.js';
+import { jobFor, type CheckRow } from './store/checks.js';
 
 export interface QueuedJob {
   job: Job;
@@ -47,15 +48,17 @@ export class JobQueue {
   ) {}
 
   async load(): Promise<void> {
-    const rows = await this.db.query<{ id: string; account_id: string; payload: { job: Job; queueKey: string }; leased_by: string | null; lease_expires_at: number | null }>(
-      'SELECT id, account_id, payload, leased_by, lease_expires_at FROM jobs ORDER BY due_at',
+    // Jobs are stored lean; what an agent needs is rebuilt from the check as it is now.
+    const rows = await this.db.query<CheckRow & { job_id: string; location: string; due_at: number; queue_key: string; leased_by: string | null; lease_expires_at: number | null }>(
+      `SELECT c.*, j.id AS job_id, j.location, j.due_at, j.queue_key, j.leased_by, j.lease_expires_at
+       FROM jobs j JOIN checks c ON c.id = j.check_id ORDER BY j.due_at`,
     );
     const now = Date.now();
     for (const r of rows) {
       const q: QueuedJob = {
-        job: r.payload.job,
+        job: jobFor(r, r.due_at, r.location),
         accountId: r.account_id,
-        queueKey: r.payload.queueKey,
+        queueKey: r.queue_key,
         queuedAt: now,
         leasedBy: r.leased_by,
         leaseExpiresAt: r.lease_expires_at ?? 0,
@@ -69,10 +72,12 @@ export class JobQueue {
     if (rows.length) this.log.info({ jobs: rows.length }, 'jobs restored from the database');
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.leaseFlush) clearTimeout(this.leaseFlush);
     for (const set of this.waiters.values()) for (const w of set) w.resolve([]);
     this.waiters.clear();
+    await this.writes;
   }
 
   /** Rows to insert for new jobs; the scheduler writes them in the same transaction as its bookkeeping. */
@@ -83,13 +88,29 @@ export class JobQueue {
       checks: jobs.map((q) => q.job.checkId),
       locations: jobs.map((q) => q.job.location),
       dues: jobs.map((q) => q.job.dueAt),
-      payloads: jobs.map((q) => JSON.stringify({ job: q.job, queueKey: q.queueKey })),
+      queueKeys: jobs.map((q) => q.queueKey),
     };
   }
 
   static readonly INSERT_SQL =
-    'INSERT INTO jobs (id, account_id, check_id, location, due_at, payload) ' +
-    'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::jsonb[]) ON CONFLICT (id) DO NOTHING';
+    'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key) ' +
+    'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[]) ON CONFLICT (id) DO NOTHING';
+
+  /**
+   * Writes that must land before anything else touches the same job rows. New jobs are handed to
+   * agents before their insert commits (dispatch latency), so a result or a drop for one of them
+   * waits for the insert; otherwise its DELETE could run first and the row outlive the run.
+   */
+  private writes: Promise<unknown> = Promise.resolve();
+  private pendingLeases = new Map<string, { agentId: string | null; until: number }>();
+  private leaseFlush: NodeJS.Timeout | null = null;
+
+  /** Orders a write after the ones before it; the returned promise settles with it. */
+  after<T>(write: () => Promise<T>): Promise<T> {
+    const p = this.writes.then(write, write);
+    this.writes = p.catch(() => {});
+    return p;
+  }
 
   /** Makes committed jobs available to agents. */
   add(jobs: QueuedJob[]): void {
@@ -181,6 +202,7 @@ export class JobQueue {
       seen.add(r.jobId);
     }
     if (fresh.length > 0) {
+      await this.writes;
       await this.db.tx(async (tx) => {
         await tx.query(
           `INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
@@ -240,7 +262,7 @@ export class JobQueue {
         gone.push(q.job.id);
       }
     }
-    if (gone.length) await this.db.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [gone]);
+    if (gone.length) await this.after(() => this.db.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [gone]));
     this.metrics.pendingJobs.set(this.pendingCount());
   }
 
@@ -290,12 +312,23 @@ export class JobQueue {
     }
   }
 
-  // The lease is written after the agent has its jobs: if the service dies in between, the job
-  // is handed out again after restart and its second result is dropped by job id.
+  // Leases are written after the agent has its jobs, many at a time: if the service dies in
+  // between, a job is handed out again after restart and its second result is dropped by job id.
   private persistLease(ids: string[], agentId: string | null, until: number): void {
-    this.db
-      .query('UPDATE jobs SET leased_by = $2, lease_expires_at = $3 WHERE id = ANY($1::text[])', [ids, agentId, until])
-      .catch((err) => this.log.error({ err }, 'could not record job leases'));
+    for (const id of ids) this.pendingLeases.set(id, { agentId, until });
+    if (this.leaseFlush) return;
+    this.leaseFlush = setTimeout(() => {
+      this.leaseFlush = null;
+      const batch = [...this.pendingLeases];
+      this.pendingLeases.clear();
+      void this.after(() =>
+        this.db.query(
+          `UPDATE jobs SET leased_by = t.agent, lease_expires_at = t.until
+           FROM unnest($1::text[], $2::text[], $3::float8[]) AS t(id, agent, until) WHERE jobs.id = t.id`,
+          [batch.map(([id]) => id), batch.map(([, l]) => l.agentId), batch.map(([, l]) => l.until)],
+        ),
+      ).catch((err) => this.log.error({ err }, 'could not record job leases'));
+    }, 25);
   }
 
   private async sweep(): Promise<void> {
@@ -323,14 +356,14 @@ export class JobQueue {
       for (const q of dropped) this.byId.delete(q.job.id);
       this.metrics.runsDropped.inc({ reason: 'unclaimed' }, dropped.length);
       this.log.warn({ count: dropped.length, locations: [...new Set(dropped.map((q) => q.job.location))] }, 'runs dropped: no agent picked them up within 6 minutes');
-      await this.db.tx(async (tx) => {
+      await this.after(() => this.db.tx(async (tx) => {
         await tx.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [dropped.map((q) => q.job.id)]);
         await tx.query(
           `INSERT INTO dropped_runs (id, check_id, location, due_at, reason)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
           [dropped.map((q) => q.job.id), dropped.map((q) => q.job.checkId), dropped.map((q) => q.job.location), dropped.map((q) => q.job.dueAt), dropped.map(() => 'unclaimed')],
         );
-      });
+      }));
     }
     if (expired.length || dropped.length) this.metrics.pendingJobs.set(this.pendingCount());
   }

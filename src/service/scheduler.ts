@@ -9,9 +9,10 @@ import { JobQueue, type QueuedJob } from './jobs.js';
 import { MinHeap } from './deque.js';
 import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
 import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
-import type { Job } from '../domain/run.js';
-import type { CheckRow } from './store/checks.js';
-import { jobTimeoutMs, jobCheck } from './store/checks.js';
+
+/** Due runs are written at most this often: one transaction for many runs. */
+const WRITE_COALESCE_MS = 20;
+import { jobFor, type CheckRow } from './store/checks.js';
 
 interface Target {
   queueKey: string;
@@ -33,6 +34,9 @@ export class Scheduler {
   private timerAt = Infinity;
   private firing: Promise<void> | null = null;
   private stopped = false;
+  private unwritten: QueuedJob[] = [];
+  private unwrittenDue = new Map<string, number>();
+  private writeTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private db: Db,
@@ -72,6 +76,8 @@ export class Scheduler {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.firing;
+    if (this.writeTimer) clearTimeout(this.writeTimer);
+    await this.write();
   }
 
   /** Called after a check is created or updated. */
@@ -145,35 +151,44 @@ export class Scheduler {
 
     const queued: QueuedJob[] = [];
     for (const { s, at } of due) {
-      const job = { checkId: s.row.id, checkType: s.row.check_type, dueAt: at, timeoutMs: jobTimeoutMs(s.row), check: jobCheck(s.row), runtimeId: s.row.config.runtimeId ?? null };
       const where = locationsForRun(at, s.period, s.phase, s.targets.map((t) => t.location), !!s.row.config.runParallel);
       for (const t of s.targets) {
         if (!where.includes(t.location)) continue;
-        const full: Job = { id: `${s.row.id}:${at}:${t.location}`, location: t.location, ...job };
-        queued.push({ job: full, accountId: s.row.account_id, queueKey: t.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
+        queued.push({ job: jobFor(s.row, at, t.location), accountId: s.row.account_id, queueKey: t.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
       }
       s.nextDue = nextDue(Math.max(at, now), s.period, s.phase);
     }
 
-    try {
-      const r = JobQueue.rows(queued);
-      await this.db.tx(async (tx) => {
-        if (queued.length) await tx.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.payloads]);
-        await tx.query('UPDATE checks SET next_due_at = t.next FROM unnest($1::text[], $2::float8[]) AS t(id, next) WHERE checks.id = t.id', [
-          due.map((d) => d.s.row.id),
-          due.map((d) => d.s.nextDue),
-        ]);
-      });
-    } catch (err) {
-      // Nothing was written: put the runs back so the next tick tries again.
-      this.log.error({ err }, 'could not record due runs; retrying');
-      for (const { s, at } of due) s.nextDue = at;
-      for (const { s } of due) this.heap.push(s.nextDue, s);
-      await new Promise((r) => setTimeout(r, 500));
-      return;
-    }
-    this.metrics.runsScheduled.inc(queued.length);
+    // Agents get the runs now; the write that makes them durable follows (see JobQueue.after).
+    // Should the service die before it commits, next_due_at still names these runs, so the
+    // restarted scheduler makes the latest of them again: late, not lost, and not doubled, as a
+    // result of the first attempt is then refused by job id.
     this.jobs.add(queued);
+    this.metrics.runsScheduled.inc(queued.length);
     for (const { s } of due) if (this.byId.get(s.row.id) === s) this.heap.push(s.nextDue, s);
+    this.unwritten.push(...queued);
+    for (const { s } of due) this.unwrittenDue.set(s.row.id, s.nextDue);
+    if (!this.writeTimer) this.writeTimer = setTimeout(() => this.write(), WRITE_COALESCE_MS);
+  }
+
+  /** Makes the runs dispatched since the last write durable, in one transaction. */
+  private write(): Promise<void> {
+    this.writeTimer = null;
+    const queued = this.unwritten.splice(0);
+    const due = [...this.unwrittenDue];
+    this.unwrittenDue.clear();
+    if (!due.length) return Promise.resolve();
+    const r = JobQueue.rows(queued);
+    return this.jobs
+      .after(() =>
+        this.db.tx(async (tx) => {
+          if (queued.length) await tx.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys]);
+          await tx.query('UPDATE checks SET next_due_at = t.next FROM unnest($1::text[], $2::float8[]) AS t(id, next) WHERE checks.id = t.id', [
+            due.map(([id]) => id),
+            due.map(([, next]) => next),
+          ]);
+        }),
+      )
+      .catch((err) => this.log.error({ err, runs: queued.length }, 'could not record due runs'));
   }
 }

@@ -46,7 +46,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     internalAgentToken,
     async close() {
       await scheduler.stop();
-      jobs.stop();
+      await jobs.stop();
       await app.close();
       await db.close();
     },

@@ -1,5 +1,5 @@
 import type { Queryable } from './db.js';
-import type { JobCheck } from '../../domain/run.js';
+import type { Job, JobCheck } from '../../domain/run.js';
 
 /** The check as the API knows it, minus id, type and timestamps (those are columns). */
 export interface CheckConfig {
@@ -59,6 +59,20 @@ export function jobCheck(row: CheckRow): JobCheck {
 /** The agent gives a run this long; past maxResponseTime the run has failed anyway. */
 export function jobTimeoutMs(row: CheckRow): number {
   return Math.max(1000, row.config.maxResponseTime ?? 5000);
+}
+
+/** One due run of a check in one location. The id makes the run unique, so it cannot be queued twice. */
+export function jobFor(row: CheckRow, dueAt: number, location: string): Job {
+  return {
+    id: `${row.id}:${dueAt}:${location}`,
+    checkId: row.id,
+    checkType: row.check_type,
+    location,
+    dueAt,
+    timeoutMs: jobTimeoutMs(row),
+    check: jobCheck(row),
+    runtimeId: row.config.runtimeId ?? null,
+  };
 }
 
 export async function insertCheck(db: Queryable, row: Omit<CheckRow, 'created_at' | 'updated_at'>): Promise<CheckRow> {

@@ -2,6 +2,7 @@
 // PostgreSQL server when DATABASE_URL is set. Everything above this file is backend-agnostic.
 
 import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { MIGRATIONS } from './migrations.js';
 
 export interface Queryable {
@@ -22,20 +23,62 @@ export async function openDb(opts: { databaseUrl?: string; dataDir: string }): P
 }
 
 async function openEmbedded(dataDir: string): Promise<Db> {
-  const { PGlite } = await import('@electric-sql/pglite');
   fs.mkdirSync(dataDir, { recursive: true });
-  const pg = await PGlite.create(`${dataDir}/pg`);
-  const wrap = (q: { query: (s: string, p?: unknown[]) => Promise<{ rows: unknown[] }> }): Queryable => ({
-    async query<T>(sql: string, params?: unknown[]) {
-      return (await q.query(sql, params)).rows as T[];
-    },
+  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDir } });
+  const pending = new Map<number, { resolve: (rows: any[]) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', () => {
+      worker.off('error', reject);
+      resolve();
+    });
   });
-  const self = wrap(pg);
+  worker.on('message', (m: { id: number; rows?: any[]; error?: { message: string; code?: string } }) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+    else p.resolve(m.rows!);
+  });
+  worker.on('error', (err) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  });
+  const send = (msg: { sql?: string; params?: unknown[]; close?: boolean }) =>
+    new Promise<any[]>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, ...msg });
+    });
+  const direct: Queryable = { query: (sql, params) => send({ sql, params }) };
+
+  // One connection: a transaction holds it, and other queries wait their turn behind it.
+  let turn: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = turn.then(fn, fn);
+    turn = run.catch(() => {});
+    return run;
+  };
   return {
     kind: 'embedded',
-    query: self.query,
-    tx: (fn) => pg.transaction((tx) => fn(wrap(tx))),
-    close: () => pg.close(),
+    query: (sql, params) => exclusive(() => direct.query(sql, params)),
+    tx: (fn) =>
+      exclusive(async () => {
+        await direct.query('BEGIN');
+        try {
+          const out = await fn(direct);
+          await direct.query('COMMIT');
+          return out;
+        } catch (err) {
+          await direct.query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+      }),
+    async close() {
+      await exclusive(() => send({ close: true }));
+      await worker.terminate();
+    },
   };
 }
 

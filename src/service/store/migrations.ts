@@ -53,7 +53,7 @@ CREATE TABLE jobs (
   check_id text NOT NULL,
   location text NOT NULL,
   due_at double precision NOT NULL,
-  payload jsonb NOT NULL,
+  queue_key text NOT NULL,
   leased_by text,
   lease_expires_at double precision
 );
