@@ -1,5 +1,6 @@
 import { int, str, oneOf, url, ConfigError } from '../config.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
 
 export interface ServiceConfig {
   host: string;
@@ -15,6 +16,8 @@ export interface ServiceConfig {
   /** Longest a job long-poll waits before answering empty. */
   pollSeconds: number;
   bodyLimitBytes: number;
+  /** A due run no agent leases within this window is dropped (the spec's 6 minutes). */
+  unclaimedRunTtlMs: number;
 }
 
 export function serviceConfig(env: Record<string, string | undefined> = process.env): ServiceConfig {
@@ -39,5 +42,6 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
     leaseSeconds: int(env, 'OUTPOST_LEASE_SECONDS', 300, 1, 3600),
     pollSeconds: int(env, 'OUTPOST_POLL_SECONDS', 25, 1, 120),
     bodyLimitBytes: int(env, 'OUTPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 150 * 1024 * 1024),
+    unclaimedRunTtlMs: int(env, 'OUTPOST_UNCLAIMED_RUN_TTL_SECONDS', UNCLAIMED_RUN_TTL_MS / 1000, 1, 3600) * 1000,
   };
 }

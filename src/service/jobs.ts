@@ -7,7 +7,6 @@ import type { Db } from './store/db.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Job, RunResult } from '../domain/run.js';
-import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
 import { Deque } from './deque.js';
 import { jobFor, type CheckRow } from './store/checks.js';
 
@@ -45,6 +44,7 @@ export class JobQueue {
     private log: Logger,
     private metrics: ServiceMetrics,
     private leaseMs: number,
+    private unclaimedTtlMs: number,
   ) {}
 
   async load(): Promise<void> {
@@ -350,12 +350,12 @@ export class JobQueue {
     const dropped: QueuedJob[] = [];
     for (const dq of this.pending.values()) {
       if (!dq.length) continue;
-      for (const q of dq.remove((x) => now - x.queuedAt > UNCLAIMED_RUN_TTL_MS)) dropped.push(q);
+      for (const q of dq.remove((x) => now - x.queuedAt > this.unclaimedTtlMs)) dropped.push(q);
     }
     if (dropped.length) {
       for (const q of dropped) this.byId.delete(q.job.id);
       this.metrics.runsDropped.inc({ reason: 'unclaimed' }, dropped.length);
-      this.log.warn({ count: dropped.length, locations: [...new Set(dropped.map((q) => q.job.location))] }, 'runs dropped: no agent picked them up within 6 minutes');
+      this.log.warn({ count: dropped.length, locations: [...new Set(dropped.map((q) => q.job.location))] }, `runs dropped: no agent picked them up within ${this.unclaimedTtlMs / 1000} s`);
       await this.after(() => this.db.tx(async (tx) => {
         await tx.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [dropped.map((q) => q.job.id)]);
         await tx.query(

@@ -8,7 +8,6 @@ import type { ServiceMetrics } from './metrics.js';
 import { JobQueue, type QueuedJob } from './jobs.js';
 import { MinHeap } from './deque.js';
 import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
-import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
 
 /** Due runs are written at most this often: one transaction for many runs. */
 const WRITE_COALESCE_MS = 20;
@@ -43,6 +42,7 @@ export class Scheduler {
     private jobs: JobQueue,
     private log: Logger,
     private metrics: ServiceMetrics,
+    private unclaimedTtlMs: number,
   ) {}
 
   async start(): Promise<void> {
@@ -57,7 +57,7 @@ export class Scheduler {
         // Down over one or more due times: run the latest if it is still fresh, skip the rest.
         const latest = lastDue(now, s.period, s.phase);
         missed += Math.max(0, Math.floor((latest - stored) / s.period));
-        if (latest >= stored && now - latest <= UNCLAIMED_RUN_TTL_MS) s.nextDue = latest;
+        if (latest >= stored && now - latest <= this.unclaimedTtlMs) s.nextDue = latest;
         else missed += 1;
       } else if (stored !== null && stored - now <= s.period) {
         s.nextDue = stored;

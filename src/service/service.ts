@@ -26,9 +26,9 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   log.info({ storage: db.kind }, 'database ready');
   const boot = await bootstrapAccount(db, { accountId: config.accountId, apiKey: config.apiKey });
   const metrics = serviceMetrics();
-  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000);
+  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs);
   await jobs.load();
-  const scheduler = new Scheduler(db, jobs, log, metrics);
+  const scheduler = new Scheduler(db, jobs, log, metrics, config.unclaimedRunTtlMs);
   // An agent counts as connected while its polls keep coming.
   const agents = new AgentRegistry(config.pollSeconds * 1000 * 2 + 10_000);
   let baseUrl = config.baseUrl;

@@ -128,6 +128,50 @@ describe('agent and service, end to end', () => {
     expect(r.hasFailures).toBe(false);
   });
 
+  it('delivers spooled results after an agent restart, exactly once', async () => {
+    const { svc, pl, agent } = await setup();
+    const slow = await target({ delayMs: 1500, reply: () => 'DONE' });
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: slow.port, data: 'GO' });
+    const started = await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === checkId);
+    await svc.stop();
+    await agent.proc.waitLog((l) => l.msg === 'could not deliver results; keeping them on disk');
+    expect(await agent.proc.kill('SIGTERM')).toBe(0);
+    await svc.restart();
+    const next = await startAgent(svc, pl.key, { OUTPOST_SPOOL_DIR: agent.spoolDir });
+    cleanup.push(() => next.proc.kill('SIGKILL'));
+    await next.proc.waitLog((l) => l.msg === 'spooled results delivered');
+    const mine = (await results(svc, checkId)).filter((x) => started.jobId === `${checkId}:${x.checkRunId}:${x.runLocation}`);
+    expect(mine).toHaveLength(1);
+    expect(mine[0].hasFailures).toBe(false);
+  });
+
+  it('drops runs no agent picks up in time, and counts them', async () => {
+    const svc = await startService({ OUTPOST_UNCLAIMED_RUN_TTL_SECONDS: '1' });
+    cleanup.push(() => svc.proc.kill('SIGKILL'));
+    const pl = await createPrivateLocation(svc);
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: 9 });
+    const line = await svc.proc.waitLog((l) => l.msg?.startsWith('runs dropped'));
+    expect(line.locations).toEqual([pl.slugName]);
+    const metrics = await (await fetch(`${svc.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/outpost_runs_dropped_total\{reason="unclaimed"\} [1-9]/);
+    // A late agent gets nothing from before it came: no pile of stale runs.
+    const agent = await startAgent(svc, pl.key);
+    cleanup.push(() => agent.proc.kill('SIGKILL'));
+    const first = await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === checkId, 20_000);
+    expect(Number(first.jobId.split(':')[1])).toBeGreaterThan(line.time - 1000);
+  });
+
+  it('counts jobs by type and outcome on /metrics', async () => {
+    const { svc, pl, agent } = await setup();
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: await closedPort() });
+    await firstResult(svc, checkId);
+    const text = await (await fetch(`${agent.healthUrl}/metrics`)).text();
+    expect(text).toMatch(/outpost_agent_jobs_total\{check_type="TCP",outcome="failed"\} 1/);
+    expect(text).toMatch(/outpost_agent_job_duration_seconds_count\{check_type="TCP"\} 1/);
+    expect(text).toContain('outpost_agent_queue_depth');
+    expect(text).toContain('outpost_agent_delivery_failures_total 0');
+  });
+
   it('stops running a deactivated check at once', async () => {
     const { svc, pl, agent } = await setup();
     const echo = await target({});
