@@ -63,6 +63,19 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
+/** CPU seconds used so far by every process of one name (the PostgreSQL server's backends). */
+export function cpuSecondsOf(comm: string): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm) total += cpuSeconds(Number(pid));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
 /** Resident set size in MB. */
 export function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -17,7 +17,8 @@ import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
-import { launch, cpuSeconds, rssMb, sleep, type Child } from './procs.js';
+import { launch, cpuSeconds, cpuSecondsOf, rssMb, sleep, type Child } from './procs.js';
+import { startPostgres } from './postgres.js';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000);
 const STEADY_S = Number(process.env.BENCH_STEADY_SECONDS ?? 20);
@@ -66,7 +67,10 @@ async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>) {
 async function benchOutpost(target: number) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-'));
   const key = `bench-${Date.now()}-key-0123456789`;
-  const svc = launch(['service'], { PORT: '0', OUTPOST_DATA_DIR: dir, OUTPOST_API_KEY: key, LOG_LEVEL: 'WARN' });
+  // BENCH_STORAGE=postgres: a throwaway PostgreSQL server instead of the embedded database.
+  const pg = process.env.BENCH_STORAGE === 'postgres' ? await startPostgres() : null;
+  out.storage = pg ? 'postgres' : 'embedded';
+  const svc = launch(['service'], { PORT: '0', OUTPOST_DATA_DIR: dir, OUTPOST_API_KEY: key, LOG_LEVEL: 'WARN', ...(pg ? { DATABASE_URL: `${pg.url}/postgres` } : {}) });
   let agent: Child | null = null;
   try {
     const line = await svc.waitFor((l) => l.includes('Base URL'));
@@ -91,8 +95,11 @@ async function benchOutpost(target: number) {
     });
     out.checkCreatesPerSecond = CHECKS / ((Date.now() - t0) / 1000);
 
-    // Steady: the agent keeps up with CHECKS/10 runs per second.
-    await sleep(12_000); // every check has come due at least once, the summary has data
+    // Steady: the agent keeps up with CHECKS/10 runs per second. First let any backlog from the
+    // creation phase drain, and every check come due once.
+    await sleep(10_000);
+    for (let i = 0; i < 120 && (await metric(base, 'outpost_jobs_pending')) > CHECKS / 100; i++) await sleep(500);
+    await sleep(2_000);
     let rssMax = 0;
     const steadyEnd = Date.now() + STEADY_S * 1000;
     const r0 = await metric(base, 'outpost_results_stored_total');
@@ -119,6 +126,7 @@ async function benchOutpost(target: number) {
     const b0 = await metric(base, 'outpost_results_stored_total');
     const ta0 = cpuSeconds(agentPid);
     const ts0 = cpuSeconds(svcPid);
+    const tp0 = pg ? cpuSecondsOf('postgres') : 0;
     const tb0 = Date.now();
     process.kill(agentPid, 'SIGCONT');
     let peakRss = 0;
@@ -138,11 +146,13 @@ async function benchOutpost(target: number) {
       checksPerSecond: n / drainS,
       agentCpuSecondsPer1000: ((cpuSeconds(agentPid) - ta0) / n) * 1000,
       serviceCpuSecondsPer1000: ((cpuSeconds(svcPid) - ts0) / n) * 1000,
+      postgresCpuSecondsPer1000: pg ? ((cpuSecondsOf('postgres') - tp0) / n) * 1000 : null,
       agentRssMaxMb: peakRss,
     };
   } finally {
     await agent?.stop();
     await svc.stop();
+    pg?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -204,7 +214,7 @@ const fmt = (v: unknown, d = 2) => (typeof v === 'number' ? v.toFixed(d) : Strin
 
 async function main() {
   const target = await tcpTarget();
-  say(`Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores`);
+  say(`Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`);
   try {
     await benchOutpost(target.port);
     await benchBlackbox(target.port);
@@ -222,6 +232,7 @@ async function main() {
   say(`| agent TCP checks/s (backlog drain of ${fmt(dr.backlog, 0)}) | ${fmt(dr.checksPerSecond, 0)} | ≥ 5000 |`);
   say(`| agent CPU-s per 1,000 TCP checks (drain) | ${fmt(dr.agentCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
   say(`| service CPU-s per 1,000 results stored (drain) | ${fmt(dr.serviceCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
+  if (dr.postgresCpuSecondsPer1000 !== null) say(`| PostgreSQL server CPU-s per 1,000 results (drain) | ${fmt(dr.postgresCpuSecondsPer1000, 3)} | |`);
   say(`| steady runs/s | ${fmt(st.runsPerSecond, 0)} | |`);
   say(`| agent CPU-s per 1,000 TCP checks (steady) | ${fmt(st.agentCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
   say(`| service CPU-s per 1,000 results (steady, incl. scheduling) | ${fmt(st.serviceCpuSecondsPer1000, 3)} | ≤ 0.2 |`);

@@ -11,8 +11,36 @@ export interface AgentInfo {
   lastSeenAt: number;
 }
 
+export interface KeyGrant {
+  keyId: string;
+  privateLocationId: string;
+  accountId: string;
+  slugName: string;
+}
+
+const KEY_CACHE_MS = 60_000;
+
 export class AgentRegistry {
   private agents = new Map<string, AgentInfo>();
+  /** Key hash → what it opens. Every agent request is authenticated; most need no query. */
+  private grants = new Map<string, { grant: KeyGrant; at: number }>();
+
+  cachedGrant(keyHash: string): KeyGrant | undefined {
+    const hit = this.grants.get(keyHash);
+    if (hit && Date.now() - hit.at < KEY_CACHE_MS) return hit.grant;
+    this.grants.delete(keyHash);
+    return undefined;
+  }
+
+  cacheGrant(keyHash: string, grant: KeyGrant): void {
+    if (this.grants.size > 10_000) this.grants.clear();
+    this.grants.set(keyHash, { grant, at: Date.now() });
+  }
+
+  /** A revoked key, or a deleted location, is refused from the next request on. */
+  forgetGrants(pred: (g: KeyGrant) => boolean): void {
+    for (const [hash, { grant }] of this.grants) if (pred(grant)) this.grants.delete(hash);
+  }
 
   constructor(private connectedWindowMs: number) {}
 

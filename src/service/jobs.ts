@@ -2,13 +2,17 @@
 // and in memory (so leasing is a map lookup, not a query). Every job belongs to one queue:
 // `dc:<location>` for data-center runs, `pl:<privateLocationId>` for a private location.
 
-import { randomUUID } from 'node:crypto';
 import type { Db } from './store/db.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Job, RunResult } from '../domain/run.js';
 import { Deque } from './deque.js';
+
+const INGEST_COALESCE_MS = 25;
+const INGEST_MAX_BATCH = 2000;
+const LEASE_WRITE_COALESCE_MS = 100;
 import { jobFor, type CheckRow } from './store/checks.js';
+import { storeResults } from './store/results.js';
 
 export interface QueuedJob {
   job: Job;
@@ -18,6 +22,10 @@ export interface QueuedJob {
   queuedAt: number;
   leasedBy: string | null;
   leaseExpiresAt: number;
+  /** Its row is in the database (runs that finish before the scheduler's next write never get one). */
+  written?: boolean;
+  /** A result has arrived: the scheduler must not write it any more. */
+  done?: boolean;
 }
 
 export interface Lessee {
@@ -62,6 +70,7 @@ export class JobQueue {
         queuedAt: now,
         leasedBy: r.leased_by,
         leaseExpiresAt: r.lease_expires_at ?? 0,
+        written: true,
       };
       this.byId.set(q.job.id, q);
       if (!q.leasedBy) this.queue(q.queueKey).push(q);
@@ -75,6 +84,7 @@ export class JobQueue {
   async stop(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.leaseFlush) clearTimeout(this.leaseFlush);
+    await this.flushInbox().catch(() => {});
     for (const set of this.waiters.values()) for (const w of set) w.resolve([]);
     this.waiters.clear();
     await this.writes;
@@ -84,6 +94,8 @@ export class JobQueue {
   static rows(jobs: QueuedJob[]) {
     return {
       ids: jobs.map((q) => q.job.id),
+      leasedBy: jobs.map((q) => q.leasedBy),
+      leaseUntil: jobs.map((q) => (q.leasedBy ? q.leaseExpiresAt : null)),
       accounts: jobs.map((q) => q.accountId),
       checks: jobs.map((q) => q.job.checkId),
       locations: jobs.map((q) => q.job.location),
@@ -93,8 +105,8 @@ export class JobQueue {
   }
 
   static readonly INSERT_SQL =
-    'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key) ' +
-    'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[]) ON CONFLICT (id) DO NOTHING';
+    'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key, leased_by, lease_expires_at) ' +
+    'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::float8[]) ON CONFLICT (id) DO NOTHING';
 
   /**
    * Writes that must land before anything else touches the same job rows. New jobs are handed to
@@ -202,51 +214,52 @@ export class JobQueue {
       seen.add(r.jobId);
     }
     if (fresh.length > 0) {
-      await this.writes;
-      await this.db.tx(async (tx) => {
-        await tx.query(
-          `INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
-             is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail)
-           SELECT id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-             response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[],
-             $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[])
-             AS t(id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-                  response_time, started, stopped, run_id, error, detail)
-           ON CONFLICT (job_id) DO NOTHING`,
-          [
-            fresh.map(() => randomUUID()),
-            fresh.map(({ r }) => r.jobId),
-            fresh.map(({ q }) => q.accountId),
-            fresh.map(({ q }) => q.job.checkId),
-            fresh.map(({ q }) => q.job.checkType),
-            fresh.map(({ q }) => q.job.check.name),
-            fresh.map(({ q }) => q.job.location),
-            fresh.map(({ r }) => r.hasFailures),
-            fresh.map(({ r }) => r.hasErrors),
-            fresh.map(({ r }) => r.isDegraded),
-            fresh.map(({ r }) => r.overMaxResponseTime),
-            fresh.map(({ r }) => r.responseTime),
-            fresh.map(({ r }) => r.startedAt),
-            fresh.map(({ r }) => r.stoppedAt),
-            fresh.map(({ q }) => q.job.dueAt),
-            fresh.map(({ r }) => r.error),
-            fresh.map(({ r }) => JSON.stringify({ ...r.detail, error: r.error })),
-          ],
-        );
-        await tx.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [fresh.map(({ r }) => r.jobId)]);
-        await upsertStatuses(tx, fresh);
-      });
-      for (const { r, q } of fresh) {
-        this.byId.delete(r.jobId);
-        if (!q.leasedBy) this.pending.get(q.queueKey)?.remove((x) => x === q);
-        const latency = Math.max(0, r.startedAt - q.job.dueAt) / 1000;
-        this.metrics.dispatchLatency.observe(latency);
-        this.metrics.dispatchLatencyRecent.observe(latency);
-      }
-      this.metrics.resultsStored.inc(fresh.length);
+      for (const { q } of fresh) q.done = true;
+      await this.ingest(fresh);
     }
     return [...seen];
+  }
+
+  // Results of many requests are stored together: the embedded database pays milliseconds per
+  // statement whatever its size, so one statement per burst instead of one per request.
+  private inbox: { r: RunResult; q: QueuedJob }[] = [];
+  private inboxWaiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private inboxTimer: NodeJS.Timeout | null = null;
+
+  private ingest(batch: { r: RunResult; q: QueuedJob }[]): Promise<void> {
+    this.inbox.push(...batch);
+    const done = new Promise<void>((resolve, reject) => this.inboxWaiters.push({ resolve, reject }));
+    if (this.inbox.length >= INGEST_MAX_BATCH) void this.flushInbox();
+    else if (!this.inboxTimer) this.inboxTimer = setTimeout(() => void this.flushInbox(), INGEST_COALESCE_MS);
+    return done;
+  }
+
+  private async flushInbox(): Promise<void> {
+    if (this.inboxTimer) clearTimeout(this.inboxTimer);
+    this.inboxTimer = null;
+    const fresh = this.inbox.splice(0);
+    const waiters = this.inboxWaiters.splice(0);
+    if (!fresh.length) return;
+    try {
+      await this.after(async () => {
+        const written = fresh.filter(({ q }) => q.written).map(({ r }) => r.jobId);
+        await storeResults(this.db, fresh.map(({ r, q }) => ({ result: r, accountId: q.accountId, job: q.job })), written);
+      });
+    } catch (err) {
+      // Not stored: the agents keep these results and send them again.
+      for (const { q } of fresh) q.done = false;
+      for (const w of waiters) w.reject(err);
+      return;
+    }
+    for (const { r, q } of fresh) {
+      this.byId.delete(r.jobId);
+      if (!q.leasedBy) this.pending.get(q.queueKey)?.remove((x) => x === q);
+      const latency = Math.max(0, r.startedAt - q.job.dueAt) / 1000;
+      this.metrics.dispatchLatency.observe(latency);
+      this.metrics.dispatchLatencyRecent.observe(latency);
+    }
+    this.metrics.resultsStored.inc(fresh.length);
+    for (const w of waiters) w.resolve();
   }
 
   /**
@@ -259,6 +272,7 @@ export class JobQueue {
     for (const dq of this.pending.values()) {
       for (const q of dq.remove((x) => x.job.checkId === checkId)) {
         this.byId.delete(q.job.id);
+        q.done = true;
         gone.push(q.job.id);
       }
     }
@@ -319,16 +333,19 @@ export class JobQueue {
     if (this.leaseFlush) return;
     this.leaseFlush = setTimeout(() => {
       this.leaseFlush = null;
-      const batch = [...this.pendingLeases];
+      const all = [...this.pendingLeases];
       this.pendingLeases.clear();
-      void this.after(() =>
-        this.db.query(
+      void this.after(() => {
+        // Rows not written yet get their lease with their insert.
+        const batch = all.filter(([id]) => this.byId.get(id)?.written);
+        if (!batch.length) return Promise.resolve([]);
+        return this.db.query(
           `UPDATE jobs SET leased_by = t.agent, lease_expires_at = t.until
            FROM unnest($1::text[], $2::text[], $3::float8[]) AS t(id, agent, until) WHERE jobs.id = t.id`,
           [batch.map(([id]) => id), batch.map(([, l]) => l.agentId), batch.map(([, l]) => l.until)],
-        ),
-      ).catch((err) => this.log.error({ err }, 'could not record job leases'));
-    }, 25);
+        );
+      }).catch((err) => this.log.error({ err }, 'could not record job leases'));
+    }, LEASE_WRITE_COALESCE_MS);
   }
 
   private async sweep(): Promise<void> {
@@ -353,7 +370,10 @@ export class JobQueue {
       for (const q of dq.remove((x) => now - x.queuedAt > this.unclaimedTtlMs)) dropped.push(q);
     }
     if (dropped.length) {
-      for (const q of dropped) this.byId.delete(q.job.id);
+      for (const q of dropped) {
+        this.byId.delete(q.job.id);
+        q.done = true;
+      }
       this.metrics.runsDropped.inc({ reason: 'unclaimed' }, dropped.length);
       this.log.warn({ count: dropped.length, locations: [...new Set(dropped.map((q) => q.job.location))] }, `runs dropped: no agent picked them up within ${this.unclaimedTtlMs / 1000} s`);
       await this.after(() => this.db.tx(async (tx) => {
@@ -367,49 +387,4 @@ export class JobQueue {
     }
     if (expired.length || dropped.length) this.metrics.pendingJobs.set(this.pendingCount());
   }
-}
-
-async function upsertStatuses(tx: { query: Db['query'] }, fresh: { r: RunResult; q: QueuedJob }[]) {
-  // One row per check: the latest result wins, longest and shortest run fold over the batch.
-  const byCheck = new Map<string, { r: RunResult; q: QueuedJob; longest: number; shortest: number }>();
-  for (const { r, q } of fresh) {
-    const cur = byCheck.get(q.job.checkId);
-    if (!cur) byCheck.set(q.job.checkId, { r, q, longest: r.responseTime, shortest: r.responseTime });
-    else {
-      cur.longest = Math.max(cur.longest, r.responseTime);
-      cur.shortest = Math.min(cur.shortest, r.responseTime);
-      if (r.stoppedAt >= cur.r.stoppedAt) Object.assign(cur, { r, q });
-    }
-  }
-  const rows = [...byCheck.values()];
-  await tx.query(
-    `INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded, longest_run, shortest_run,
-       last_run_location, last_check_run_id, updated_at)
-     SELECT check_id, account_id, name, has_failures, has_errors, is_degraded, longest, shortest, loc, run_id, to_timestamp(stopped / 1000.0)
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::bool[], $6::bool[], $7::float8[], $8::float8[], $9::text[], $10::text[], $11::float8[])
-       AS t(check_id, account_id, name, has_failures, has_errors, is_degraded, longest, shortest, loc, run_id, stopped)
-     ON CONFLICT (check_id) DO UPDATE SET
-       longest_run = GREATEST(s.longest_run, EXCLUDED.longest_run),
-       shortest_run = LEAST(s.shortest_run, EXCLUDED.shortest_run),
-       has_failures = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_failures ELSE s.has_failures END,
-       has_errors = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_errors ELSE s.has_errors END,
-       is_degraded = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.is_degraded ELSE s.is_degraded END,
-       last_run_location = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_run_location ELSE s.last_run_location END,
-       last_check_run_id = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_check_run_id ELSE s.last_check_run_id END,
-       name = EXCLUDED.name,
-       updated_at = GREATEST(s.updated_at, EXCLUDED.updated_at)`,
-    [
-      rows.map((x) => x.q.job.checkId),
-      rows.map((x) => x.q.accountId),
-      rows.map((x) => x.q.job.check.name),
-      rows.map((x) => x.r.hasFailures),
-      rows.map((x) => x.r.hasErrors),
-      rows.map((x) => x.r.isDegraded),
-      rows.map((x) => x.longest),
-      rows.map((x) => x.shortest),
-      rows.map((x) => x.q.job.location),
-      rows.map((x) => String(x.q.job.dueAt)),
-      rows.map((x) => x.r.stoppedAt),
-    ],
-  );
 }

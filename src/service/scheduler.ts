@@ -10,7 +10,7 @@ import { MinHeap } from './deque.js';
 import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
 
 /** Due runs are written at most this often: one transaction for many runs. */
-const WRITE_COALESCE_MS = 20;
+const WRITE_COALESCE_MS = 100;
 import { jobFor, type CheckRow } from './store/checks.js';
 
 interface Target {
@@ -46,7 +46,9 @@ export class Scheduler {
   ) {}
 
   async start(): Promise<void> {
-    const rows = await this.db.query<CheckRow & { next_due_at: number | null }>('SELECT * FROM checks WHERE activated');
+    const rows = await this.db.query<CheckRow & { next_due_at: number | null }>(
+      'SELECT c.*, s.next_due_at FROM checks c LEFT JOIN check_schedule s ON s.check_id = c.id WHERE c.activated',
+    );
     const slugs = await this.slugMap();
     const now = Date.now();
     let missed = 0;
@@ -174,21 +176,26 @@ export class Scheduler {
   /** Makes the runs dispatched since the last write durable, in one transaction. */
   private write(): Promise<void> {
     this.writeTimer = null;
-    const queued = this.unwritten.splice(0);
+    // Runs whose result is already in need no row at all: most fast checks finish before this.
+    const queued = this.unwritten.splice(0).filter((q) => !q.done);
     const due = [...this.unwrittenDue];
     this.unwrittenDue.clear();
     if (!due.length) return Promise.resolve();
     const r = JobQueue.rows(queued);
     return this.jobs
       .after(() =>
-        this.db.tx(async (tx) => {
-          if (queued.length) await tx.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys]);
-          await tx.query('UPDATE checks SET next_due_at = t.next FROM unnest($1::text[], $2::float8[]) AS t(id, next) WHERE checks.id = t.id', [
-            due.map(([id]) => id),
-            due.map(([, next]) => next),
-          ]);
-        }),
+        // One statement: atomic, and one round trip.
+        this.db.query(
+          `WITH queued AS (${JobQueue.INSERT_SQL} RETURNING 1)
+           INSERT INTO check_schedule (check_id, next_due_at)
+           SELECT t.id, t.next FROM unnest($9::text[], $10::float8[]) AS t(id, next) JOIN checks c ON c.id = t.id
+           ON CONFLICT (check_id) DO UPDATE SET next_due_at = EXCLUDED.next_due_at`,
+          [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys, r.leasedBy, r.leaseUntil, due.map(([id]) => id), due.map(([, next]) => next)],
+        ),
       )
+      .then(() => {
+        for (const q of queued) q.written = true;
+      })
       .catch((err) => this.log.error({ err, runs: queued.length }, 'could not record due runs'));
   }
 }

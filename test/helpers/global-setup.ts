@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
-import { startPostgres } from './postgres.js';
+import { startPostgres } from '../../src/bench/postgres.js';
 
 const CLI = path.resolve('dist/cli.js');
 

@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { LOCATIONS } from '../../domain/limits.js';
 import { locationByKey, markSeen } from '../store/private-locations.js';
 import { ApiError } from '../errors.js';
+import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
 import type { Lessee } from '../jobs.js';
 import type { RunResult } from '../../domain/run.js';
@@ -87,14 +88,20 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     if (internal && raw.length === internal.length && timingSafeEqual(Buffer.from(raw), Buffer.from(internal))) {
       return { keyId: null, privateLocationId: null, slugName: null, queueKeys: DATA_CENTER_QUEUES };
     }
-    const loc = await locationByKey(deps.db, raw);
-    if (!loc) throw new ApiError(401, 'Invalid or revoked private-location key');
-    const last = lastSeenWrite.get(loc.id) ?? 0;
-    if (Date.now() - last > SEEN_WRITE_INTERVAL_MS) {
-      lastSeenWrite.set(loc.id, Date.now());
-      await markSeen(deps.db, loc.id);
+    const hash = hashKey(raw);
+    let grant = deps.agents.cachedGrant(hash);
+    if (!grant) {
+      const loc = await locationByKey(deps.db, hash);
+      if (!loc) throw new ApiError(401, 'Invalid or revoked private-location key');
+      grant = { keyId: loc.key_id, privateLocationId: loc.id, accountId: loc.account_id, slugName: loc.slug_name };
+      deps.agents.cacheGrant(hash, grant);
     }
-    return { keyId: loc.key_id, privateLocationId: loc.id, slugName: loc.slug_name, queueKeys: [`pl:${loc.id}`] };
+    const last = lastSeenWrite.get(grant.privateLocationId) ?? 0;
+    if (Date.now() - last > SEEN_WRITE_INTERVAL_MS) {
+      lastSeenWrite.set(grant.privateLocationId, Date.now());
+      await markSeen(deps.db, grant.privateLocationId);
+    }
+    return { keyId: grant.keyId, privateLocationId: grant.privateLocationId, slugName: grant.slugName, queueKeys: [`pl:${grant.privateLocationId}`] };
   }
 
   const opts = (body: object, extra: object = {}) => ({ schema: { body }, config: { auth: 'agent' as const }, ...extra });

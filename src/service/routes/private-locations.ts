@@ -111,6 +111,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     }
     const keys = await store.keysOf(deps.db, [row.id]);
     await store.deletePrivateLocation(deps.db, req.accountId, row.id);
+    deps.agents.forgetGrants((g) => g.privateLocationId === row.id);
     for (const k of keys) deps.jobs.revokeKey(k.id);
     return reply.code(204).send();
   });
@@ -124,6 +125,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.delete<{ Params: { id: string; keyId: string } }>('/v1/private-locations/:id/keys/:keyId', { schema: { params: keyParams } }, async (req, reply) => {
     const row = await load(req.accountId, req.params.id);
     if (!(await store.deleteKey(deps.db, row.id, req.params.keyId))) throw notFound('Key', req.params.keyId);
+    deps.agents.forgetGrants((g) => g.keyId === req.params.keyId);
     deps.jobs.revokeKey(req.params.keyId);
     return reply.code(204).send();
   });

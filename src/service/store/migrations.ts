@@ -42,11 +42,15 @@ CREATE TABLE checks (
   name text NOT NULL,
   activated boolean NOT NULL,
   config jsonb NOT NULL,
-  next_due_at double precision,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz
 );
 CREATE INDEX checks_account ON checks (account_id, created_at);
+-- Written on every run: kept apart from the wide checks row so each write stays small.
+CREATE TABLE check_schedule (
+  check_id text PRIMARY KEY REFERENCES checks(id) ON DELETE CASCADE,
+  next_due_at double precision NOT NULL
+);
 CREATE TABLE jobs (
   id text PRIMARY KEY,
   account_id text NOT NULL,

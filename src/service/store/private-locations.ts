@@ -72,12 +72,12 @@ export async function deleteKey(db: Queryable, privateLocationId: string, keyId:
   return (await db.query('DELETE FROM private_location_keys WHERE id = $1 AND private_location_id = $2 RETURNING id', [keyId, privateLocationId])).length > 0;
 }
 
-/** The private location a raw agent key opens, or null when the key is unknown or revoked. */
-export async function locationByKey(db: Queryable, raw: string) {
+/** The private location a key (by its hash) opens, or null when the key is unknown or revoked. */
+export async function locationByKey(db: Queryable, keyHash: string) {
   const rows = await db.query<{ key_id: string; id: string; account_id: string; slug_name: string; proxy_url: string | null }>(
     `SELECT k.id AS key_id, p.id, p.account_id, p.slug_name, p.proxy_url
      FROM private_location_keys k JOIN private_locations p ON p.id = k.private_location_id WHERE k.key_hash = $1`,
-    [hashKey(raw)],
+    [keyHash],
   );
   return rows[0] ?? null;
 }

@@ -1,4 +1,95 @@
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from './db.js';
+import type { Job, RunResult } from '../../domain/run.js';
+
+export interface Delivered {
+  result: RunResult;
+  accountId: string;
+  job: Job;
+}
+
+/**
+ * Stores a batch of results, removes their job rows and folds them into the check statuses,
+ * in one statement: atomic without a transaction, and one round trip to the database (the
+ * embedded one pays a fixed cost per statement). Idempotent by job id.
+ */
+export async function storeResults(db: Queryable, batch: Delivered[], writtenJobIds: string[]): Promise<void> {
+  // One status row per check: the latest result wins, longest and shortest run fold over the batch.
+  const byCheck = new Map<string, { d: Delivered; longest: number; shortest: number }>();
+  for (const d of batch) {
+    const cur = byCheck.get(d.job.checkId);
+    const t = d.result.responseTime;
+    if (!cur) byCheck.set(d.job.checkId, { d, longest: t, shortest: t });
+    else {
+      cur.longest = Math.max(cur.longest, t);
+      cur.shortest = Math.min(cur.shortest, t);
+      if (d.result.stoppedAt >= cur.d.result.stoppedAt) cur.d = d;
+    }
+  }
+  const st = [...byCheck.values()];
+  await db.query(
+    `WITH stored AS (
+       INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
+         is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail)
+       SELECT id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
+         response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[],
+         $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[])
+         AS t(id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
+              response_time, started, stopped, run_id, error, detail)
+       ON CONFLICT (job_id) DO NOTHING
+       RETURNING 1
+     ), finished AS (
+       DELETE FROM jobs WHERE id = ANY($18::text[]) RETURNING 1
+     )
+     INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded, longest_run, shortest_run,
+       last_run_location, last_check_run_id, updated_at)
+     SELECT check_id, account_id, name, has_failures, has_errors, is_degraded, longest, shortest, loc, run_id, to_timestamp(stopped / 1000.0)
+     FROM unnest($19::text[], $20::text[], $21::text[], $22::bool[], $23::bool[], $24::bool[], $25::float8[], $26::float8[], $27::text[], $28::text[], $29::float8[])
+       AS t(check_id, account_id, name, has_failures, has_errors, is_degraded, longest, shortest, loc, run_id, stopped)
+     ON CONFLICT (check_id) DO UPDATE SET
+       longest_run = GREATEST(s.longest_run, EXCLUDED.longest_run),
+       shortest_run = LEAST(s.shortest_run, EXCLUDED.shortest_run),
+       has_failures = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_failures ELSE s.has_failures END,
+       has_errors = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_errors ELSE s.has_errors END,
+       is_degraded = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.is_degraded ELSE s.is_degraded END,
+       last_run_location = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_run_location ELSE s.last_run_location END,
+       last_check_run_id = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_check_run_id ELSE s.last_check_run_id END,
+       name = EXCLUDED.name,
+       updated_at = GREATEST(s.updated_at, EXCLUDED.updated_at)`,
+    [
+      batch.map(() => randomUUID()),
+      batch.map((d) => d.result.jobId),
+      batch.map((d) => d.accountId),
+      batch.map((d) => d.job.checkId),
+      batch.map((d) => d.job.checkType),
+      batch.map((d) => d.job.check.name),
+      batch.map((d) => d.job.location),
+      batch.map((d) => d.result.hasFailures),
+      batch.map((d) => d.result.hasErrors),
+      batch.map((d) => d.result.isDegraded),
+      batch.map((d) => d.result.overMaxResponseTime),
+      batch.map((d) => d.result.responseTime),
+      batch.map((d) => d.result.startedAt),
+      batch.map((d) => d.result.stoppedAt),
+      batch.map((d) => d.job.dueAt),
+      batch.map((d) => d.result.error),
+      batch.map((d) => JSON.stringify({ ...d.result.detail, error: d.result.error })),
+      writtenJobIds,
+      st.map((x) => x.d.job.checkId),
+      st.map((x) => x.d.accountId),
+      st.map((x) => x.d.job.check.name),
+      st.map((x) => x.d.result.hasFailures),
+      st.map((x) => x.d.result.hasErrors),
+      st.map((x) => x.d.result.isDegraded),
+      st.map((x) => x.longest),
+      st.map((x) => x.shortest),
+      st.map((x) => x.d.job.location),
+      st.map((x) => String(x.d.job.dueAt)),
+      st.map((x) => x.d.result.stoppedAt),
+    ],
+  );
+}
 
 export interface ResultRow {
   id: string;

@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL server from Debian's postgresql package, for the tests only.
+// A throwaway PostgreSQL server from Debian's postgresql package, for tests and benchmarks.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
