@@ -1,9 +1,11 @@
 // The registry: check type → runner. Adding a check type is adding a file and a line here.
 import type { CheckRunner } from './types.js';
 import { runTcp } from './tcp.js';
+import { runUrl } from './url.js';
 
 export const runners: Partial<Record<string, CheckRunner>> = {
   TCP: runTcp,
+  URL: runUrl,
 };
 
 export type { CheckRunner, RunContext } from './types.js';

@@ -32,6 +32,10 @@ export const TCP_RESPONSE_TIME_MAX = 5000;
 export const TCP_DEGRADED_DEFAULT = 3000;
 export const TCP_MAX_DEFAULT = 5000;
 
+/** URL monitors: the public API's limit, since the spec names none. */
+export const URL_RESPONSE_TIME_MAX = 45_000;
+export const URL_ASSERTION_COMPARISONS = ['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN'] as const;
+
 export const PAGE_LIMIT_MAX = 100;
 export const RESULTS_WINDOW_SECONDS = 6 * 3600;
 

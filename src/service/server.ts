@@ -11,6 +11,7 @@ import locations from './routes/locations.js';
 import privateLocations from './routes/private-locations.js';
 import checks from './routes/checks.js';
 import checksTcp from './routes/checks-tcp.js';
+import checksUrl from './routes/checks-url.js';
 import checkResults from './routes/check-results.js';
 import checkStatuses from './routes/check-statuses.js';
 import agentProtocol from './routes/agent-protocol.js';
@@ -89,7 +90,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checkResults, checkStatuses, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checkResults, checkStatuses, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

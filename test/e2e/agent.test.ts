@@ -3,6 +3,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { startService, startAgent, createPrivateLocation, eventually, type Service, type AgentProc } from '../helpers/procs.js';
 import { tcpServer, closedPort, type TcpTarget } from '../helpers/servers.js';
+import { httpServer } from '../helpers/http-servers.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -201,6 +202,23 @@ describe('agent and service, end to end', () => {
     expect(bad.stderr).toMatch(/JOB_CONCURRENCY must be a whole number from 1/);
     const level = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env: { ...env, API_KEY: 'k', LOG_LEVEL: 'LOUD' }, encoding: 'utf8' });
     expect(level.stderr).toMatch(/LOG_LEVEL must be one of DEBUG, LOG, INFO, WARN, ERROR/);
+  });
+});
+
+describe('URL checks end to end', () => {
+  it('runs from a private location and stores the response with its timing phases', async () => {
+    const { svc, pl } = await setup();
+    const web = await httpServer();
+    cleanup.push(() => web.close());
+    const res = await svc.api('POST', '/v1/checks/url', {
+      name: 'web', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName],
+      request: { url: `${web.url}/ok?wait=30`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
+    });
+    const r = await firstResult(svc, res.body.id);
+    expect(r).toMatchObject({ hasFailures: false, runLocation: pl.slugName });
+    expect(r.apiCheckResult.response.status).toBe(200);
+    expect(r.apiCheckResult.response.timingPhases.firstByte).toBeGreaterThanOrEqual(29);
+    expect(web.seen.some((s) => s.headers['x-outpost-check-id'] === res.body.id)).toBe(true);
   });
 });
 

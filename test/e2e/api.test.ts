@@ -216,3 +216,26 @@ describe('check results queries', () => {
     expectError(await svc.api('GET', `/v2/check-results/${check.id}?nextId=garbage`), 400, /nextId/);
   });
 });
+
+describe('URL checks', () => {
+  it('create with defaults, update, and refuse what is not a URL monitor', async () => {
+    const res = await svc.api('POST', '/v1/checks/url', { name: 'home', request: { url: 'https://example.test/' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      checkType: 'URL', frequency: 10, degradedResponseTime: 3000, maxResponseTime: 5000,
+      request: { method: 'GET', url: 'https://example.test/', followRedirects: true, skipSSL: false, ipFamily: 'IPv4', assertions: [] },
+    });
+    const put = await svc.api('PUT', `/v1/checks/url/${res.body.id}`, { request: { assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: 200 }] } });
+    expect(put.body.request).toMatchObject({ url: 'https://example.test/', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] });
+    expectError(await svc.api('PUT', `/v1/checks/tcp/${res.body.id}`, { name: 'x' }), 400, /is a URL check, not TCP/);
+    for (const [patch, msg] of [
+      [{ request: { url: 'ftp://example.test/' } }, /request\.url must match pattern/],
+      [{ request: { url: 'https://example.test/', method: 'POST' } }, /request\.method must be one of "GET"/],
+      [{ request: { url: 'https://example.test/', assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', target: '1' }] } }, /source must be one of "STATUS_CODE"/],
+      [{ request: { url: 'https://example.test/', assertions: [{ source: 'STATUS_CODE', comparison: 'CONTAINS', target: '2' }] } }, /comparison must be one of/],
+      [{ request: { url: 'https://example.test/' }, maxResponseTime: 45001 }, /maxResponseTime must be <= 45000/],
+    ] as const) {
+      expectError(await svc.api('POST', '/v1/checks/url', { name: 'bad', ...patch }), 400, msg);
+    }
+  });
+});

@@ -1,0 +1,265 @@
+// One HTTP exchange with its timing phases measured on the socket: shared by URL and API checks.
+//
+// Each run gets its own undici Agent whose connector does the DNS lookup, the TCP connect and the
+// TLS handshake itself, so every phase is a clock reading at the event, not a guess. The Agent
+// is closed after the run: a check measures a fresh connection every time, as a user's first
+// visit would.
+
+import net from 'node:net';
+import tls from 'node:tls';
+import dns from 'node:dns';
+import { performance } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Agent as AgentType } from 'undici';
+
+const require = createRequire(import.meta.url);
+// The package index would also load fetch, WebSocket and caches; the agent needs these two.
+const Agent = require('undici/lib/dispatcher/agent.js') as typeof AgentType;
+const { request: dispatcherRequest } = require('undici/lib/api/index.js') as {
+  request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+};
+
+export interface HttpRequest {
+  url: string;
+  method: string;
+  headers?: Record<string, string>;
+  body?: string | null;
+  followRedirects: boolean;
+  skipSSL: boolean;
+  ipFamily: 'IPv4' | 'IPv6';
+  deadline: number;
+  signal: AbortSignal;
+  /** Bytes of the body kept for assertions; the rest is read (to time the download) and dropped. */
+  keepBodyBytes: number;
+}
+
+export interface TlsFacts {
+  protocol: string | null;
+  cipher: string | null;
+  authorized: boolean;
+  authorizationError: string | null;
+  issuer: Record<string, unknown> | null;
+  subject: Record<string, unknown> | null;
+  subjectAltNames: string[];
+  validFrom: string | null;
+  validTo: string | null;
+  daysRemaining: number | null;
+}
+
+export interface TimingPhases {
+  wait: number;
+  dns: number;
+  tcp: number;
+  tls: number;
+  firstByte: number;
+  download: number;
+  total: number;
+}
+
+export interface HttpOutcome {
+  url: string;
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  body: string;
+  bodyBytes: number;
+  redirects: number;
+  remoteAddress: string | null;
+  tls: TlsFacts | null;
+  timingPhases: TimingPhases;
+  /** Milliseconds from the start of the run at which each event happened. */
+  timings: { socket: number; lookup: number; connect: number; secureConnect: number | null; response: number; end: number };
+}
+
+export class HttpError extends Error {
+  constructor(message: string, readonly phase: string, readonly partial: Partial<HttpOutcome>) {
+    super(message);
+  }
+}
+
+const MAX_REDIRECTS = 10;
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+
+export async function timedRequest(req: HttpRequest): Promise<HttpOutcome> {
+  const t0 = performance.now();
+  let url = req.url;
+  let method = req.method;
+  let body = req.body ?? null;
+  for (let redirects = 0; ; redirects++) {
+    const out = await once({ ...req, url, method, body }, t0);
+    const location = out.headers.location;
+    if (!req.followRedirects || out.status < 300 || out.status >= 400 || !location || redirects >= MAX_REDIRECTS) {
+      return { ...out, redirects, timingPhases: { ...out.timingPhases, total: round(performance.now() - t0) } };
+    }
+    url = new URL(location, url).toString();
+    if (out.status === 303 || ((out.status === 301 || out.status === 302) && method === 'POST')) {
+      method = 'GET';
+      body = null;
+    }
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
+  const target = new URL(req.url);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new HttpError(`unsupported protocol ${target.protocol}`, 'request', {});
+  const family = req.ipFamily === 'IPv6' ? 6 : 4;
+  const start = performance.now();
+  const mark = { socket: start, lookup: start, connect: start, secureConnect: null as number | null, response: start, end: start };
+  let tlsFacts: TlsFacts | null = null;
+  let remoteAddress: string | null = null;
+  let phase = 'dns';
+
+  const agent = new Agent({
+    connections: 1,
+    pipelining: 0,
+    connect(opts: { hostname: string; port: string | number; protocol: string; servername?: string | null }, cb: (err: Error | null, socket: net.Socket | null) => void) {
+      const host = opts.hostname.replace(/^\[|\]$/g, '');
+      const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+      const afterLookup = (err: Error | null, address?: string) => {
+        mark.lookup = performance.now();
+        if (err) return cb(err, null);
+        phase = 'tcp';
+        remoteAddress = address!;
+        const raw = net.connect({ host: address!, port, family });
+        raw.setNoDelay(true);
+        raw.once('error', (e) => cb(e, null));
+        raw.once('connect', () => {
+          mark.connect = performance.now();
+          if (opts.protocol !== 'https:') {
+            raw.removeAllListeners('error');
+            phase = 'firstByte';
+            return cb(null, raw);
+          }
+          phase = 'tls';
+          // Verification is judged below, so the certificate's facts are kept when it fails.
+          const sock = tls.connect({ socket: raw, servername: net.isIP(host) ? undefined : host, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+          sock.once('error', (e) => cb(e, null));
+          sock.once('secureConnect', () => {
+            mark.secureConnect = performance.now();
+            tlsFacts = tlsFactsOf(sock);
+            sock.removeAllListeners('error');
+            raw.removeAllListeners('error');
+            if (!req.skipSSL && !sock.authorized) {
+              sock.destroy();
+              return cb(Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), { code: 'CERT_INVALID' }), null);
+            }
+            phase = 'firstByte';
+            cb(null, sock);
+          });
+        });
+      };
+      mark.socket = performance.now();
+      if (net.isIP(host)) afterLookup(null, host);
+      else dns.lookup(host, { family }, (err, address) => afterLookup(err, address));
+    },
+  } as unknown as ConstructorParameters<typeof Agent>[0]);
+
+  const onAbort = () => agent.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })).catch(() => {});
+  const timer = setTimeout(onAbort, Math.max(0, req.deadline - Date.now()));
+  req.signal.addEventListener('abort', onAbort, { once: true });
+  const partial = (): Partial<HttpOutcome> => ({ url: req.url, tls: tlsFacts, remoteAddress });
+  try {
+    const res = await dispatcherRequest.call(agent, {
+      origin: target.origin,
+      path: target.pathname + target.search,
+      method: req.method as Dispatcher.HttpMethod,
+      headers: req.headers,
+      body: req.body ?? undefined,
+      reset: true,
+    });
+    mark.response = performance.now();
+    phase = 'download';
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let bodyBytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bodyBytes += chunk.length;
+      if (keptBytes < req.keepBodyBytes) {
+        kept.push(chunk.subarray(0, req.keepBodyBytes - keptBytes));
+        keptBytes += Math.min(chunk.length, req.keepBodyBytes - keptBytes);
+      }
+    }
+    mark.end = performance.now();
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    return {
+      url: req.url,
+      status: res.statusCode,
+      statusText: STATUS_TEXT[res.statusCode] ?? '',
+      headers,
+      body: Buffer.concat(kept).toString('utf8'),
+      bodyBytes,
+      redirects: 0,
+      remoteAddress,
+      tls: tlsFacts,
+      timingPhases: {
+        wait: round(mark.socket - start),
+        dns: round(mark.lookup - mark.socket),
+        tcp: round(mark.connect - mark.lookup),
+        tls: round(mark.secureConnect === null ? 0 : mark.secureConnect - mark.connect),
+        firstByte: round(mark.response - (mark.secureConnect ?? mark.connect)),
+        download: round(mark.end - mark.response),
+        total: round(mark.end - start),
+      },
+      timings: {
+        socket: round(mark.socket - runStart),
+        lookup: round(mark.lookup - runStart),
+        connect: round(mark.connect - runStart),
+        secureConnect: mark.secureConnect === null ? null : round(mark.secureConnect - runStart),
+        response: round(mark.response - runStart),
+        end: round(mark.end - runStart),
+      },
+    };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const waited = Math.round(performance.now() - runStart);
+    if (e.name === 'TimeoutError' || req.signal.aborted || Date.now() >= req.deadline) {
+      throw new HttpError(`Timed out after ${waited} ms while waiting for ${phase === 'dns' ? 'DNS' : phase} from ${target.host}`, phase, partial());
+    }
+    if (e.code === 'CERT_INVALID') throw new HttpError(e.message, 'tls', partial());
+    if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA') {
+      throw new HttpError(`DNS lookup of ${target.hostname} failed (${e.code}) for IPv${family}`, 'dns', partial());
+    }
+    throw new HttpError(`${e.code ?? e.name}: ${e.message}`, phase, partial());
+  } finally {
+    clearTimeout(timer);
+    req.signal.removeEventListener('abort', onAbort);
+    agent.destroy().catch(() => {});
+  }
+}
+
+const TLS_ERRORS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed certificate in the chain',
+  CERT_HAS_EXPIRED: 'certificate has expired',
+  CERT_NOT_YET_VALID: 'certificate is not yet valid',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unable to verify the first certificate',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'issuer certificate not found',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'certificate does not name this host',
+};
+
+function describeTlsError(code: string): string {
+  return TLS_ERRORS[code] ? `${TLS_ERRORS[code]} (${code})` : code;
+}
+
+function tlsFactsOf(sock: tls.TLSSocket): TlsFacts {
+  const cert = sock.getPeerCertificate();
+  const has = cert && Object.keys(cert).length > 0;
+  const validTo = has && cert.valid_to ? new Date(cert.valid_to) : null;
+  return {
+    protocol: sock.getProtocol(),
+    cipher: sock.getCipher()?.name ?? null,
+    authorized: sock.authorized,
+    authorizationError: sock.authorizationError ? String(sock.authorizationError) : null,
+    issuer: has ? { ...cert.issuer } : null,
+    subject: has ? { ...cert.subject } : null,
+    subjectAltNames: has && cert.subjectaltname ? cert.subjectaltname.split(', ') : [],
+    validFrom: has && cert.valid_from ? new Date(cert.valid_from).toISOString() : null,
+    validTo: validTo ? validTo.toISOString() : null,
+    daysRemaining: validTo ? Math.floor((validTo.getTime() - Date.now()) / 86_400_000) : null,
+  };
+}

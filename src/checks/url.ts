@@ -1,0 +1,60 @@
+// URL check: one GET, judged on its status code.
+
+import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
+import { timedRequest, HttpError } from './http.js';
+import { syntheticHeaders } from './synthetic.js';
+import type { CheckRunner } from './types.js';
+
+interface UrlRequest {
+  url: string;
+  followRedirects?: boolean;
+  skipSSL?: boolean;
+  ipFamily?: 'IPv4' | 'IPv6';
+  assertions?: Assertion[];
+}
+
+export const runUrl: CheckRunner = async (job, ctx) => {
+  const req = job.check.request as unknown as UrlRequest;
+  const headers = syntheticHeaders(job);
+  const request = { method: 'GET', url: req.url, data: null, headers, params: {} };
+  try {
+    const res = await timedRequest({
+      url: req.url,
+      method: 'GET',
+      headers,
+      followRedirects: req.followRedirects ?? true,
+      skipSSL: req.skipSSL ?? false,
+      ipFamily: req.ipFamily ?? 'IPv4',
+      deadline: ctx.deadline,
+      signal: ctx.signal,
+      keepBodyBytes: 0,
+    });
+    const assertions = req.assertions ?? [];
+    const outcomes = evaluateAssertions(assertions, () => res.status);
+    const failed = outcomes.find((o) => !o.passed);
+    // Without assertions, any answer below 400 is a pass, as a browser would see it.
+    const error = failed ? describeFailure(failed) : assertions.length === 0 && res.status >= 400 ? `status code ${res.status}` : null;
+    return {
+      responseTime: Math.round(res.timingPhases.total),
+      error,
+      assertions: outcomes,
+      detail: {
+        apiCheckResult: {
+          assertions: outcomes,
+          request,
+          response: { status: res.status, statusText: res.statusText, body: '', headers: res.headers, timings: res.timings, timingPhases: res.timingPhases, redirects: res.redirects, remoteAddress: res.remoteAddress },
+          tls: res.tls,
+          requestError: null,
+        },
+      },
+    };
+  } catch (err) {
+    const e = err instanceof HttpError ? err : new HttpError((err as Error).message, 'request', {});
+    return {
+      responseTime: Math.max(0, Math.round(Date.now() - (ctx.deadline - job.timeoutMs))),
+      error: e.message,
+      assertions: [],
+      detail: { apiCheckResult: { assertions: [], request, response: null, tls: e.partial.tls ?? null, requestError: e.message } },
+    };
+  }
+};

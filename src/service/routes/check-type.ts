@@ -1,0 +1,74 @@
+// The create and update routes every check type has, built from a declaration of what differs:
+// its path, frequencies, response-time limits and request schema. A new check type is one
+// small file that calls this.
+
+import type { FastifyPluginAsync } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { commonCheckProperties, autoAssignQuery, idParams, newCheckConfig, mergeCheckConfig, assertValidCheck } from './check-fields.js';
+import { insertCheck, updateCheck, getCheck, toApi } from '../store/checks.js';
+import { ApiError, notFound } from '../errors.js';
+import type { Deps } from '../deps.js';
+
+export interface CheckTypeSpec {
+  checkType: string;
+  /** Path segment: /v1/checks/<path>. */
+  path: string;
+  frequencies: readonly number[];
+  responseTimeMax: number;
+  degradedDefault: number;
+  maxDefault: number;
+  /** Properties of `request`, and those required on create. */
+  requestProperties: Record<string, object>;
+  requestRequired: string[];
+  /** Fills the request's defaults; runs on create and after every update. */
+  normaliseRequest(request: Record<string, unknown>): Record<string, unknown>;
+}
+
+export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
+  const responseTime = { anyOf: [{ type: 'number', minimum: 0, maximum: spec.responseTimeMax }, { type: 'null' }] };
+  const properties = {
+    ...commonCheckProperties,
+    checkType: { type: 'string', enum: [spec.checkType] },
+    frequency: { type: 'integer', enum: [...spec.frequencies] },
+    degradedResponseTime: responseTime,
+    maxResponseTime: responseTime,
+  };
+  const createSchema = {
+    querystring: autoAssignQuery,
+    body: {
+      type: 'object',
+      required: ['name', 'request'],
+      properties: { ...properties, request: { type: 'object', required: spec.requestRequired, properties: spec.requestProperties } },
+    },
+  };
+  const updateSchema = {
+    params: idParams,
+    querystring: autoAssignQuery,
+    body: { type: 'object', properties: { ...properties, request: { type: 'object', properties: spec.requestProperties } } },
+  };
+
+  return async (app, deps) => {
+    app.post<{ Body: Record<string, any> }>(`/v1/checks/${spec.path}`, { schema: createSchema }, async (req, reply) => {
+      const cfg = newCheckConfig(req.body, { frequency: 10, degradedResponseTime: spec.degradedDefault, maxResponseTime: spec.maxDefault });
+      cfg.request = spec.normaliseRequest(req.body.request);
+      await assertValidCheck(deps.db, req.accountId, cfg);
+      const row = await insertCheck(deps.db, { id: randomUUID(), account_id: req.accountId, check_type: spec.checkType, name: cfg.name, activated: cfg.activated, config: cfg });
+      await deps.scheduler.upsert(row);
+      return reply.code(201).send(toApi(row));
+    });
+
+    app.put<{ Params: { id: string }; Body: Record<string, any> }>(`/v1/checks/${spec.path}/:id`, { schema: updateSchema }, async (req) => {
+      const stored = await getCheck(deps.db, req.params.id, req.accountId);
+      if (!stored) throw notFound('Check', req.params.id);
+      if (stored.check_type !== spec.checkType) {
+        throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not ${spec.checkType}`, { field: 'checkType', rule: 'matches' });
+      }
+      const cfg = mergeCheckConfig(stored.config, req.body);
+      cfg.request = spec.normaliseRequest(cfg.request);
+      await assertValidCheck(deps.db, req.accountId, cfg);
+      const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;
+      await deps.scheduler.upsert(row);
+      return toApi(row);
+    });
+  };
+}

@@ -1,0 +1,85 @@
+// HTTP and HTTPS (self-signed) targets on loopback with slow, redirecting, failing and JSON endpoints.
+
+import http from 'node:http';
+import https from 'node:https';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+
+export interface HttpTarget {
+  url: string;
+  /** Request headers seen, per path. */
+  seen: { path: string; headers: http.IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}
+
+function handler(seen: HttpTarget['seen']): http.RequestListener {
+  return (req, res) => {
+    const u = new URL(req.url!, 'http://x');
+    seen.push({ path: u.pathname, headers: req.headers });
+    const wait = Number(u.searchParams.get('wait') ?? 0);
+    const trickle = Number(u.searchParams.get('trickle') ?? 0);
+    setTimeout(() => {
+      switch (u.pathname) {
+        case '/ok':
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          if (trickle) {
+            res.write('o');
+            setTimeout(() => res.end('k'), trickle);
+          } else res.end('ok');
+          return;
+        case '/json':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ status: 'up', items: [1, 2, 3] }));
+        case '/redirect':
+          res.writeHead(302, { location: '/ok' });
+          return res.end();
+        case '/fail':
+          res.writeHead(503, { 'content-type': 'text/plain' });
+          return res.end('down');
+        default:
+          res.writeHead(404);
+          return res.end('not found');
+      }
+    }, wait);
+  };
+}
+
+export async function httpServer(host = '127.0.0.1'): Promise<HttpTarget> {
+  const seen: HttpTarget['seen'] = [];
+  const server = http.createServer(handler(seen));
+  await new Promise<void>((r) => server.listen(0, host, r));
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, seen, close: () => closeAll(server) };
+}
+
+let cert: { key: Buffer; cert: Buffer } | null = null;
+function selfSigned() {
+  if (cert) return cert;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-cert-'));
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost',
+    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
+  ], { stdio: 'ignore' });
+  cert = { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) };
+  fs.rmSync(dir, { recursive: true, force: true });
+  return cert;
+}
+
+export async function httpsServer(): Promise<HttpTarget> {
+  const seen: HttpTarget['seen'] = [];
+  const server = https.createServer(selfSigned(), handler(seen));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return { url: `https://127.0.0.1:${port}`, seen, close: () => closeAll(server) };
+}
+
+function closeAll(server: http.Server): Promise<void> {
+  return new Promise((r) => {
+    server.closeAllConnections();
+    server.close(() => r());
+  });
+}

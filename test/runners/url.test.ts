@@ -1,0 +1,95 @@
+// The URL runner against real HTTP and HTTPS servers on loopback.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { runUrl } from '../../src/checks/url.js';
+import { createLogger } from '../../src/log.js';
+import type { Job } from '../../src/domain/run.js';
+import { httpServer, httpsServer, type HttpTarget } from '../helpers/http-servers.js';
+import { closedPort } from '../helpers/servers.js';
+
+const log = createLogger('test', 'ERROR');
+let plain: HttpTarget;
+let secure: HttpTarget;
+let six: HttpTarget;
+beforeAll(async () => {
+  plain = await httpServer();
+  secure = await httpsServer();
+  six = await httpServer('::1');
+});
+afterAll(async () => {
+  await Promise.all([plain.close(), secure.close(), six.close()]);
+});
+
+function job(request: Record<string, unknown>, timeoutMs = 3000): Job {
+  return {
+    id: 'check-1:1000:here', checkId: 'check-1', checkType: 'URL', location: 'here', dueAt: 1000, timeoutMs,
+    check: { name: 'n', request, degradedResponseTime: 3000, maxResponseTime: 5000, shouldFail: false },
+  };
+}
+const run = (j: Job) => runUrl(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const result = (out: Awaited<ReturnType<typeof run>>) => out.detail.apiCheckResult as any;
+
+describe('URL runner', () => {
+  it('passes a 200 and marks the request as synthetic', async () => {
+    const out = await run(job({ url: `${plain.url}/ok`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] }));
+    expect(out.error).toBeNull();
+    expect(result(out).response.status).toBe(200);
+    const seen = plain.seen.at(-1)!;
+    expect(seen.headers['x-outpost-check-id']).toBe('check-1');
+    expect(seen.headers['x-outpost-run-id']).toBe('check-1:1000:here');
+    expect(seen.headers['user-agent']).toMatch(/^Outpost\//);
+  });
+
+  it('fails on a status assertion with the status it got', async () => {
+    const out = await run(job({ url: `${plain.url}/fail`, assertions: [{ source: 'STATUS_CODE', comparison: 'LESS_THAN', target: '400' }] }));
+    expect(out.error).toBe('assertion failed: STATUS_CODE LESS_THAN "400" (got 503)');
+  });
+
+  it('fails a 4xx or 5xx when there are no assertions', async () => {
+    expect((await run(job({ url: `${plain.url}/missing` }))).error).toBe('status code 404');
+  });
+
+  it('follows redirects unless told not to', async () => {
+    const followed = await run(job({ url: `${plain.url}/redirect` }));
+    expect(result(followed).response).toMatchObject({ status: 200, redirects: 1 });
+    const kept = await run(job({ url: `${plain.url}/redirect`, followRedirects: false, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '302' }] }));
+    expect(kept.error).toBeNull();
+  });
+
+  it('measures first byte and download against injected delays', async () => {
+    const out = await run(job({ url: `${plain.url}/ok?wait=120&trickle=80` }));
+    const p = result(out).response.timingPhases;
+    expect(p.firstByte).toBeGreaterThanOrEqual(119);
+    expect(p.firstByte).toBeLessThan(200);
+    expect(p.download).toBeGreaterThanOrEqual(79);
+    expect(p.download).toBeLessThan(160);
+    expect(p.total).toBeGreaterThanOrEqual(p.firstByte + p.download);
+    expect(out.responseTime).toBe(Math.round(p.total));
+  });
+
+  it('refuses a self-signed certificate but keeps its facts; skipSSL accepts it', async () => {
+    const strict = await run(job({ url: `${secure.url}/ok` }));
+    expect(strict.error).toMatch(/TLS certificate rejected: .*self[- ]signed/i);
+    expect(result(strict).tls).toMatchObject({ authorized: false, subject: { CN: 'localhost' } });
+    expect(result(strict).tls.subjectAltNames).toContain('IP Address:127.0.0.1');
+    const lax = await run(job({ url: `${secure.url}/ok`, skipSSL: true }));
+    expect(lax.error).toBeNull();
+    const t = result(lax).tls;
+    expect(t.protocol).toMatch(/^TLSv1\.[23]$/);
+    expect(t.daysRemaining).toBeGreaterThanOrEqual(29);
+    expect(result(lax).response.timingPhases.tls).toBeGreaterThan(0);
+  });
+
+  it('reaches IPv6 targets', async () => {
+    const out = await run(job({ url: `${six.url}/ok`, ipFamily: 'IPv6' }));
+    expect(out.error).toBeNull();
+    expect(result(out).response.remoteAddress).toBe('::1');
+  });
+
+  it('names refused connections and timeouts', async () => {
+    const refused = await run(job({ url: `http://127.0.0.1:${await closedPort()}/` }));
+    expect(refused.error).toMatch(/^ECONNREFUSED/);
+    const slow = await run(job({ url: `${plain.url}/ok?wait=5000` }, 300));
+    expect(slow.error).toMatch(/^Timed out after \d+ ms while waiting for firstByte from 127\.0\.0\.1:\d+$/);
+  });
+});
