@@ -12,6 +12,7 @@ import privateLocations from './routes/private-locations.js';
 import checks from './routes/checks.js';
 import checksTcp from './routes/checks-tcp.js';
 import checksUrl from './routes/checks-url.js';
+import variables from './routes/variables.js';
 import checkResults from './routes/check-results.js';
 import checkStatuses from './routes/check-statuses.js';
 import agentProtocol from './routes/agent-protocol.js';
@@ -45,6 +46,7 @@ function describeValidation(errors: ErrorObject[], context: string): { message: 
   const field = context === 'body' ? path || 'body' : `${context}${path ? '.' + path : ''}`;
   let rule = e.message ?? 'is invalid';
   if (e.keyword === 'required') rule = 'is required';
+  if (e.keyword === 'additionalProperties') rule = `has an unknown property ${JSON.stringify(e.params.additionalProperty)}`;
   if (e.keyword === 'enum') rule = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   return { message: `${field} ${rule}`, attributes: { field, rule: e.keyword, ...e.params } };
 }
@@ -90,7 +92,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checkResults, checkStatuses, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checkResults, checkStatuses, variables, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

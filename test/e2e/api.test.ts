@@ -239,3 +239,35 @@ describe('URL checks', () => {
     }
   });
 });
+
+describe('variables', () => {
+  it('create, list, update and delete; a secret is never shown again', async () => {
+    expect((await svc.api('POST', '/v1/variables', { key: 'BASE_URL', value: 'http://127.0.0.1' })).status).toBe(201);
+    const secret = await svc.api('POST', '/v1/variables', { key: 'TOKEN', value: 's3cret-value', secret: true });
+    expect(secret.status).toBe(201);
+    expect(secret.body).toMatchObject({ key: 'TOKEN', secret: true, value: null });
+    expectError(await svc.api('POST', '/v1/variables', { key: 'TOKEN', value: 'x' }), 409, /already exists/);
+    expectError(await svc.api('POST', '/v1/variables', { key: 'not a key', value: 'x' }), 400, /key must match pattern/);
+    expectError(await svc.api('POST', '/v1/variables', { key: 'NOVALUE' }), 400, /value is required/);
+
+    const list = await svc.api('GET', '/v1/variables');
+    expect(JSON.stringify(list.body)).not.toContain('s3cret-value');
+    expect(list.body.find((v: any) => v.key === 'BASE_URL')).toMatchObject({ value: 'http://127.0.0.1', locked: false, secret: false });
+
+    const put = await svc.api('PUT', '/v1/variables/BASE_URL', { value: 'http://[::1]', locked: true });
+    expect(put.body).toMatchObject({ key: 'BASE_URL', value: 'http://[::1]', locked: true });
+    expectError(await svc.api('PUT', '/v1/variables/BASE_URL', { key: 'OTHER', value: 'x' }), 400, /key cannot be changed/);
+    expectError(await svc.api('PUT', '/v1/variables/BASE_URL', { locked: true }), 400, /value is required/);
+    expectError(await svc.api('PUT', '/v1/variables/BASE_URL', { value: 'x', extra: 1 }), 400, /unknown property "extra"/);
+    expectError(await svc.api('PUT', '/v1/variables/TOKEN', { value: 'x', secret: false }), 400, /secret cannot be turned off/);
+    expect((await svc.api('PUT', '/v1/variables/TOKEN', { value: 'rotated' })).body.value).toBeNull();
+    expectError(await svc.api('PUT', '/v1/variables/MISSING', { value: 'x' }), 404);
+
+    expect((await svc.api('DELETE', '/v1/variables/BASE_URL')).status).toBe(204);
+    expectError(await svc.api('GET', '/v1/variables/BASE_URL'), 404);
+    expectError(await svc.api('DELETE', '/v1/variables/BASE_URL'), 404);
+    const logs = svc.proc.logs.map((l) => JSON.stringify(l)).join('\n');
+    expect(logs).not.toContain('s3cret-value');
+    expect(logs).not.toContain('rotated');
+  });
+});

@@ -99,6 +99,16 @@ CREATE TABLE check_statuses (
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz
 );
+CREATE TABLE variables (
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  key text NOT NULL,
+  value text NOT NULL,
+  locked boolean NOT NULL DEFAULT false,
+  secret boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz,
+  PRIMARY KEY (account_id, key)
+);
 CREATE TABLE dropped_runs (
   id text PRIMARY KEY,
   check_id text NOT NULL,
