@@ -2,10 +2,12 @@
 import type { CheckRunner } from './types.js';
 import { runTcp } from './tcp.js';
 import { runUrl } from './url.js';
+import { runDns } from './dns.js';
 
 export const runners: Partial<Record<string, CheckRunner>> = {
   TCP: runTcp,
   URL: runUrl,
+  DNS: runDns,
 };
 
 export type { CheckRunner, RunContext } from './types.js';

@@ -14,7 +14,7 @@ export interface AssertionOutcome {
   property: string;
   target: string;
   regex: string | null;
-  actual: string | number | null;
+  actual: Actual;
   passed: boolean;
   error?: string;
 }
@@ -24,24 +24,45 @@ function isNumeric(v: unknown): boolean {
 }
 
 /** Applies the assertion's regex, if any: the first capture group, else the whole match, else null. */
-function extract(actual: string | number | null, regex: string | null | undefined): string | number | null {
-  if (!regex || actual === null) return actual;
+function extract(actual: Actual, regex: string | null | undefined): Actual {
+  if (!regex || actual === null || typeof actual === 'object') return actual;
   const m = new RegExp(regex).exec(String(actual));
   if (!m) return null;
   return m[1] ?? m[0];
 }
 
-export function compare(comparison: string, actual: string | number | null, target: string): boolean {
+export type Actual = string | number | boolean | null | Actual[] | { [k: string]: Actual };
+
+function same(a: Actual, target: string): boolean {
+  if (a === null || typeof a === 'object') return JSON.stringify(a) === target;
+  return isNumeric(a) && isNumeric(target) ? Number(a) === Number(target) : String(a) === target;
+}
+
+export function compare(comparison: string, actual: Actual, target: string): boolean {
   switch (comparison) {
+    case 'HAS_KEY':
+      return actual !== null && typeof actual === 'object' && !Array.isArray(actual) && Object.prototype.hasOwnProperty.call(actual, target);
+    case 'NOT_HAS_KEY':
+      return !compare('HAS_KEY', actual, target);
+    case 'HAS_VALUE':
+      return Array.isArray(actual) ? actual.some((v) => same(v, target)) : actual !== null && typeof actual === 'object' ? Object.values(actual).some((v) => same(v, target)) : same(actual, target);
+    case 'NOT_HAS_VALUE':
+      return !compare('HAS_VALUE', actual, target);
+    case 'IS_NULL':
+      return actual === null;
+    case 'NOT_NULL':
+      return actual !== null;
     case 'EQUALS':
-      return isNumeric(actual) && isNumeric(target) ? Number(actual) === Number(target) : String(actual ?? '') === target;
+      return actual !== null && typeof actual === 'object' ? JSON.stringify(actual) === target : isNumeric(actual) && isNumeric(target) ? Number(actual) === Number(target) : String(actual ?? '') === target;
     case 'NOT_EQUALS':
       return !compare('EQUALS', actual, target);
     case 'CONTAINS':
-      return actual !== null && String(actual).includes(target);
+      return actual !== null && (typeof actual === 'object' ? JSON.stringify(actual) : String(actual)).includes(target);
     case 'NOT_CONTAINS':
       return !compare('CONTAINS', actual, target);
     case 'IS_EMPTY':
+      if (Array.isArray(actual)) return actual.length === 0;
+      if (actual !== null && typeof actual === 'object') return Object.keys(actual).length === 0;
       return actual === null || String(actual).length === 0;
     case 'NOT_EMPTY':
       return !compare('IS_EMPTY', actual, target);
@@ -57,7 +78,7 @@ export function compare(comparison: string, actual: string | number | null, targ
 /** Evaluates assertions against the values a runner collected, keyed by source. */
 export function evaluateAssertions(
   assertions: readonly Assertion[],
-  valueOf: (a: Assertion) => string | number | null,
+  valueOf: (a: Assertion) => Actual,
 ): AssertionOutcome[] {
   return assertions.map((a) => {
     const target = a.target === undefined ? '' : String(a.target);

@@ -36,6 +36,13 @@ export const TCP_MAX_DEFAULT = 5000;
 export const URL_RESPONSE_TIME_MAX = 45_000;
 export const URL_ASSERTION_COMPARISONS = ['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN'] as const;
 
+export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'HTTPS'] as const;
+/** Every comparison the CLI's assertion builders can produce, for sources that carry JSON. */
+export const JSON_ASSERTION_COMPARISONS = [
+  'EQUALS', 'NOT_EQUALS', 'HAS_KEY', 'NOT_HAS_KEY', 'HAS_VALUE', 'NOT_HAS_VALUE', 'IS_EMPTY', 'NOT_EMPTY',
+  'GREATER_THAN', 'LESS_THAN', 'CONTAINS', 'NOT_CONTAINS', 'IS_NULL', 'NOT_NULL',
+] as const;
+
 export const PAGE_LIMIT_MAX = 100;
 export const RESULTS_WINDOW_SECONDS = 6 * 3600;
 

@@ -4,6 +4,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { startService, startAgent, createPrivateLocation, eventually, type Service, type AgentProc } from '../helpers/procs.js';
 import { tcpServer, closedPort, type TcpTarget } from '../helpers/servers.js';
 import { httpServer } from '../helpers/http-servers.js';
+import { dnsServer } from '../helpers/dns-server.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -219,6 +220,22 @@ describe('URL checks end to end', () => {
     expect(r.apiCheckResult.response.status).toBe(200);
     expect(r.apiCheckResult.response.timingPhases.firstByte).toBeGreaterThanOrEqual(29);
     expect(web.seen.some((s) => s.headers['x-outpost-check-id'] === res.body.id)).toBe(true);
+  });
+});
+
+describe('DNS checks end to end', () => {
+  it('query a local name server from a private location', async () => {
+    const { svc, pl } = await setup();
+    const ns = await dnsServer();
+    cleanup.push(() => ns.close());
+    const res = await svc.api('POST', '/v1/checks/dns', {
+      name: 'dns', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName],
+      request: { recordType: 'A', query: 'probe.test', nameServer: '127.0.0.1', port: ns.tcpPort, protocol: 'TCP',
+        assertions: [{ source: 'JSON_ANSWER', comparison: 'EQUALS', property: '$.Answer[0].data', target: '127.0.0.1' }] },
+    });
+    const r = await firstResult(svc, res.body.id);
+    expect(r).toMatchObject({ hasFailures: false, runLocation: pl.slugName });
+    expect(r.dnsCheckResult).toMatchObject({ responseCode: 'NOERROR', protocol: 'TCP', answers: ['probe.test.\t300\tIN\tA\t127.0.0.1'] });
   });
 });
 

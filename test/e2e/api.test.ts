@@ -271,3 +271,16 @@ describe('variables', () => {
     expect(logs).not.toContain('rotated');
   });
 });
+
+describe('DNS checks', () => {
+  it('create with the DNS defaults and refuse bad record types and assertions', async () => {
+    const res = await svc.api('POST', '/v1/checks/dns', { name: 'dns', request: { recordType: 'MX', query: 'example.test' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ checkType: 'DNS', degradedResponseTime: 500, maxResponseTime: 1000, request: { recordType: 'MX', query: 'example.test', protocol: 'UDP', nameServer: null, port: null, assertions: [] } });
+    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'PTR', query: 'a' } }), 400, /request\.recordType must be one of/);
+    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'A' } }), 400, /request\.query is required/);
+    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'A', query: 'a', protocol: 'QUIC' } }), 400, /protocol must be one of "UDP", "TCP"/);
+    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'A', query: 'a', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } }), 400, /source must be one of/);
+    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', maxResponseTime: 5001, request: { recordType: 'A', query: 'a' } }), 400, /maxResponseTime must be <= 5000/);
+  });
+});

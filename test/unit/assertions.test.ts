@@ -56,3 +56,30 @@ describe('check rules', () => {
     expect(checkRuleViolation({ frequency: 0, frequencyOffset: 15, degradedResponseTime: 1, maxResponseTime: 2 })?.field).toBe('frequencyOffset');
   });
 });
+
+describe('JSON comparisons and JSONPath', () => {
+  const doc = { status: 'up', items: [1, 2, 3], meta: { owner: null } };
+  it('reads values by JSONPath', async () => {
+    const { jsonPath } = await import('../../src/domain/json-path.js');
+    expect(jsonPath(doc, '$.status')).toBe('up');
+    expect(jsonPath(doc, 'items[1]')).toBe(2);
+    expect(jsonPath(doc, '$.items[*]')).toEqual([1, 2, 3]);
+    expect(jsonPath(doc, '$.nothing')).toBeNull();
+  });
+  it.each([
+    ['HAS_KEY', { a: 1 }, 'a', true],
+    ['HAS_KEY', [1], '0', false],
+    ['NOT_HAS_KEY', { a: 1 }, 'b', true],
+    ['HAS_VALUE', [1, 2, 3], '2', true],
+    ['HAS_VALUE', { a: 'x' }, 'x', true],
+    ['NOT_HAS_VALUE', [1, 2], '3', true],
+    ['IS_NULL', null, '', true],
+    ['NOT_NULL', 0, '', true],
+    ['IS_EMPTY', [], '', true],
+    ['NOT_EMPTY', { a: 1 }, '', true],
+    ['EQUALS', [1, 2], '[1,2]', true],
+    ['CONTAINS', ['spf1 -all'], 'spf1', true],
+  ] as const)('%s(%j, %j) is %s', (cmp, actual, target, expected) => {
+    expect(compare(cmp, actual as never, target)).toBe(expected);
+  });
+});

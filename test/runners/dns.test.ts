@@ -1,0 +1,72 @@
+// The DNS runner against a real DNS server on loopback, over UDP and TCP.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { runDns } from '../../src/checks/dns.js';
+import { createLogger } from '../../src/log.js';
+import type { Job } from '../../src/domain/run.js';
+import { dnsServer, type DnsServer } from '../helpers/dns-server.js';
+
+const log = createLogger('test', 'ERROR');
+let ns: DnsServer;
+beforeAll(async () => {
+  ns = await dnsServer();
+});
+afterAll(async () => {
+  await ns.close();
+});
+
+function job(request: Record<string, unknown>, timeoutMs = 2000): Job {
+  return {
+    id: 'j', checkId: 'c', checkType: 'DNS', location: 'here', dueAt: 0, timeoutMs,
+    check: { name: 'n', request: { nameServer: '127.0.0.1', port: ns.udpPort, protocol: 'UDP', ...request }, degradedResponseTime: 500, maxResponseTime: 1000, shouldFail: false },
+  };
+}
+const run = (j: Job) => runDns(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const detail = (o: Awaited<ReturnType<typeof run>>) => o.detail.dnsCheckResult as any;
+
+describe('DNS runner', () => {
+  it('answers A over UDP as text and JSON', async () => {
+    const out = await run(job({ recordType: 'A', query: 'probe.test', assertions: [
+      { source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NOERROR' },
+      { source: 'TEXT_ANSWER', comparison: 'EQUALS', target: '127.0.0.1', regex: 'IN\\s+A\\s+(\\S+)' },
+      { source: 'JSON_ANSWER', comparison: 'EQUALS', property: '$.Answer[0].data', target: '127.0.0.1' },
+      { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '500' },
+    ] }));
+    expect(out.error).toBeNull();
+    expect(detail(out).answers).toEqual(['probe.test.\t300\tIN\tA\t127.0.0.1']);
+    expect(detail(out).answerJson.Answer[0]).toEqual({ name: 'probe.test', type: 1, TTL: 300, data: '127.0.0.1' });
+  });
+
+  it('answers AAAA, MX and TXT over TCP', async () => {
+    const tcp = { protocol: 'TCP', port: ns.tcpPort };
+    expect(detail(await run(job({ ...tcp, recordType: 'AAAA', query: 'probe.test' }))).answers[0]).toMatch(/IN\tAAAA\t::1$/);
+    expect(detail(await run(job({ ...tcp, recordType: 'MX', query: 'probe.test' }))).answers[0]).toMatch(/IN\tMX\t10 mail\.probe\.test\.$/);
+    const txt = await run(job({ ...tcp, recordType: 'TXT', query: 'probe.test', assertions: [{ source: 'JSON_ANSWER', comparison: 'CONTAINS', property: '$.Answer[*].data', target: 'spf1' }] }));
+    expect(txt.error).toBeNull();
+    expect(detail(txt).protocol).toBe('TCP');
+  });
+
+  it('reports NXDOMAIN, and fails on it unless asserted', async () => {
+    const plain = await run(job({ recordType: 'A', query: 'missing.test' }));
+    expect(plain.error).toBe('response code NXDOMAIN');
+    const expected = await run(job({ recordType: 'A', query: 'missing.test', assertions: [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NXDOMAIN' }] }));
+    expect(expected.error).toBeNull();
+    expect(detail(expected).answerJson.Status).toBe(3);
+  });
+
+  it('times out against a server that never answers', async () => {
+    const silent = (await import('node:dgram')).createSocket('udp4');
+    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', r));
+    try {
+      const out = await run(job({ recordType: 'A', query: 'probe.test', port: silent.address().port }, 300));
+      expect(out.error).toMatch(/^Timed out after \d+ ms waiting for 127\.0\.0\.1:\d+ over UDP$/);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('fails with the assertion that did not hold', async () => {
+    const out = await run(job({ recordType: 'A', query: 'probe.test', assertions: [{ source: 'JSON_ANSWER', comparison: 'HAS_KEY', property: '$.Answer[0]', target: 'priority' }] }));
+    expect(out.error).toMatch(/^assertion failed: JSON_ANSWER HAS_KEY "priority"/);
+  });
+});
