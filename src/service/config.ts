@@ -18,6 +18,8 @@ export interface ServiceConfig {
   bodyLimitBytes: number;
   /** A due run no agent leases within this window is dropped (the spec's 6 minutes). */
   unclaimedRunTtlMs: number;
+  /** Base of heartbeat ping addresses; default: the service's base URL + /ping. */
+  pingUrl: string | null;
 }
 
 export function serviceConfig(env: Record<string, string | undefined> = process.env): ServiceConfig {
@@ -42,6 +44,7 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
     leaseSeconds: int(env, 'OUTPOST_LEASE_SECONDS', 300, 1, 3600),
     pollSeconds: int(env, 'OUTPOST_POLL_SECONDS', 25, 1, 120),
     bodyLimitBytes: int(env, 'OUTPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 150 * 1024 * 1024),
+    pingUrl: env.PING_URL ? url(env, 'PING_URL', '') : null,
     unclaimedRunTtlMs: int(env, 'OUTPOST_UNCLAIMED_RUN_TTL_SECONDS', UNCLAIMED_RUN_TTL_MS / 1000, 1, 3600) * 1000,
   };
 }

@@ -5,6 +5,7 @@ import type { JobQueue } from './jobs.js';
 import type { Scheduler } from './scheduler.js';
 import type { AgentRegistry } from './agents.js';
 import type { ServiceMetrics } from './metrics.js';
+import type { HeartbeatMonitor } from './heartbeats.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
@@ -17,6 +18,9 @@ export interface Deps {
   metrics: ServiceMetrics;
   /** Base URL as reachable by clients (known after listen when PORT=0). */
   baseUrl: () => string;
+  heartbeats: HeartbeatMonitor;
+  /** Where heartbeat pings go: PING_URL, or the base URL + /ping. */
+  pingBase: () => string;
   /** The built-in agent's credential, when `outpost start` runs one. */
   internalAgentToken: string | null;
 }

@@ -46,8 +46,9 @@ export class Scheduler {
   ) {}
 
   async start(): Promise<void> {
+    // Heartbeats are passive: the HeartbeatMonitor watches them, nothing is dispatched.
     const rows = await this.db.query<CheckRow & { next_due_at: number | null }>(
-      'SELECT c.*, s.next_due_at FROM checks c LEFT JOIN check_schedule s ON s.check_id = c.id WHERE c.activated',
+      `SELECT c.*, s.next_due_at FROM checks c LEFT JOIN check_schedule s ON s.check_id = c.id WHERE c.activated AND c.check_type <> 'HEARTBEAT'`,
     );
     const slugs = await this.slugMap();
     const now = Date.now();
@@ -85,7 +86,7 @@ export class Scheduler {
   /** Called after a check is created or updated. */
   async upsert(row: CheckRow): Promise<void> {
     const old = this.byId.get(row.id);
-    if (!row.activated) return this.remove(row.id, false);
+    if (!row.activated || row.check_type === 'HEARTBEAT') return this.remove(row.id, false);
     const s = this.plan(row, await this.slugMap(row.account_id));
     if (old && old.period === s.period && old.phase === s.phase) s.nextDue = old.nextDue;
     this.track(s);

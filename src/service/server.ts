@@ -13,6 +13,7 @@ import checks from './routes/checks.js';
 import checksTcp from './routes/checks-tcp.js';
 import checksUrl from './routes/checks-url.js';
 import checksDns from './routes/checks-dns.js';
+import checksHeartbeat from './routes/checks-heartbeat.js';
 import variables from './routes/variables.js';
 import checkResults from './routes/check-results.js';
 import checkStatuses from './routes/check-statuses.js';
@@ -93,7 +94,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checkResults, checkStatuses, variables, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksHeartbeat, checkResults, checkStatuses, variables, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

@@ -7,6 +7,7 @@ import { JobQueue } from './jobs.js';
 import { Scheduler } from './scheduler.js';
 import { AgentRegistry } from './agents.js';
 import { serviceMetrics } from './metrics.js';
+import { HeartbeatMonitor } from './heartbeats.js';
 import { buildServer } from './server.js';
 import type { ServiceConfig } from './config.js';
 import type { Logger } from '../log.js';
@@ -33,11 +34,17 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const agents = new AgentRegistry(config.pollSeconds * 1000 * 2 + 10_000);
   let baseUrl = config.baseUrl;
   const internalAgentToken = opts.builtInAgent ? `internal_${randomBytes(32).toString('hex')}` : null;
-  const deps: Deps = { db, log, config, jobs, scheduler, agents, metrics, baseUrl: () => baseUrl, internalAgentToken };
+  const heartbeats = new HeartbeatMonitor(db, log, metrics);
+  const deps: Deps = {
+    db, log, config, jobs, scheduler, agents, metrics, heartbeats, internalAgentToken,
+    baseUrl: () => baseUrl,
+    pingBase: () => config.pingUrl ?? `${baseUrl}/ping`,
+  };
   const app = await buildServer(deps);
   const address = await app.listen({ host: config.host, port: config.port });
   if (config.port === 0 && !process.env.OUTPOST_BASE_URL) baseUrl = address;
   await scheduler.start();
+  await heartbeats.start();
   log.info({ baseUrl, accountId: boot.accountId }, 'service listening');
   return {
     baseUrl,
@@ -45,6 +52,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     createdApiKey: boot.createdKey,
     internalAgentToken,
     async close() {
+      heartbeats.stop();
       await scheduler.stop();
       await jobs.stop();
       await app.close();

@@ -23,19 +23,20 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const { rows, total } = await listChecks(deps.db, req.accountId, limit, offset, checkType);
     const end = rows.length ? offset + rows.length - 1 : offset;
     reply.header('Content-Range', rows.length ? `${offset}-${end}/${total}` : `*/${total}`);
-    return rows.map(toApi);
+    return rows.map((r) => toApi(r, deps.pingBase()));
   });
 
   app.get<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req) => {
     const row = await getCheck(deps.db, req.params.id, req.accountId);
     if (!row) throw notFound('Check', req.params.id);
-    return toApi(row);
+    return toApi(row, deps.pingBase());
   });
 
   app.delete<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req, reply) => {
     const gone = await deps.db.tx((tx) => deleteCheck(tx, req.params.id, req.accountId));
     if (!gone) throw notFound('Check', req.params.id);
     await deps.scheduler.remove(req.params.id, true);
+    deps.heartbeats.remove(req.params.id);
     return reply.code(204).send();
   });
 };

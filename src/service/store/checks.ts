@@ -40,11 +40,14 @@ export interface CheckRow {
   updated_at: Date | null;
 }
 
-export function toApi(row: CheckRow) {
+/** The check as the API shows it; heartbeats get their ping address under `pingBase`. */
+export function toApi(row: CheckRow, pingBase?: string) {
+  const heartbeat = row.config.heartbeat as Record<string, unknown> | undefined;
   return {
     id: row.id,
     checkType: row.check_type,
     ...row.config,
+    ...(heartbeat && pingBase ? { heartbeat: { ...heartbeat, pingUrl: `${pingBase}/${heartbeat.pingToken}` } } : {}),
     alertChannels: { email: [], webhook: [], slack: [], sms: [] },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at ? row.updated_at.toISOString() : null,

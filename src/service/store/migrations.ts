@@ -109,6 +109,13 @@ CREATE TABLE variables (
   updated_at timestamptz,
   PRIMARY KEY (account_id, key)
 );
+CREATE TABLE heartbeats (
+  check_id text PRIMARY KEY REFERENCES checks(id) ON DELETE CASCADE,
+  ping_token text NOT NULL UNIQUE,
+  last_ping_at double precision,
+  -- When the current deadline started counting (creation, last ping, or last miss).
+  since double precision NOT NULL
+);
 CREATE TABLE dropped_runs (
   id text PRIMARY KEY,
   check_id text NOT NULL,
