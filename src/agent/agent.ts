@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import PQueue from 'p-queue';
 import { runners } from '../checks/index.js';
-import { judge, type Job, type RunResult } from '../domain/run.js';
+import { judge, UPTIME_CHECK_TYPES, type Job, type RunResult } from '../domain/run.js';
 import { ServiceClient, ProtocolError, type Registration } from './client.js';
 import { Spool } from './spool.js';
 import { agentMetrics } from './metrics.js';
@@ -14,7 +14,6 @@ import type { AgentConfig } from './config.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 
-const UPTIME_TYPES = new Set(['URL', 'DNS', 'TCP', 'ICMP']);
 const MAX_BATCH = 1000;
 /** Results wait this long for company before they are sent: fewer, larger requests. */
 const RESULT_LINGER_MS = 25;
@@ -193,7 +192,7 @@ export class Agent {
     const startedAt = Date.now();
     const base = { jobId: job.id, checkId: job.checkId, location: job.location, dueAt: job.dueAt, startedAt };
     const runner = runners[job.checkType];
-    const refuse = this.config.profile === 'uptime' && !UPTIME_TYPES.has(job.checkType);
+    const refuse = this.config.profile === 'uptime' && !UPTIME_CHECK_TYPES.has(job.checkType);
     if (!runner || refuse) {
       const error = refuse ? `this agent runs the uptime profile and cannot run ${job.checkType} checks` : `this agent cannot run ${job.checkType} checks`;
       this.metrics.jobs.inc({ check_type: job.checkType, outcome: 'error' });

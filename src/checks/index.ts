@@ -3,11 +3,13 @@ import type { CheckRunner } from './types.js';
 import { runTcp } from './tcp.js';
 import { runUrl } from './url.js';
 import { runDns } from './dns.js';
+import { runApi } from './api.js';
 
 export const runners: Partial<Record<string, CheckRunner>> = {
   TCP: runTcp,
   URL: runUrl,
   DNS: runDns,
+  API: runApi,
 };
 
 export type { CheckRunner, RunContext } from './types.js';

@@ -13,6 +13,8 @@ export interface Job {
   /** The check's settings as saved (request, response-time limits, shouldFail). */
   check: JobCheck;
   runtimeId?: string | null;
+  /** Variables for {{KEY}} placeholders, narrowest scope last; filled in when the job is leased. */
+  variables?: Variable[];
 }
 
 export interface JobCheck {
@@ -21,7 +23,18 @@ export interface JobCheck {
   degradedResponseTime: number | null;
   maxResponseTime: number | null;
   shouldFail: boolean;
+  /** The check's own variables; they win over the account's. */
+  environmentVariables?: Variable[];
 }
+
+export interface Variable {
+  key: string;
+  value: string;
+  secret?: boolean;
+}
+
+/** Check types the uptime agent profile runs; everything else needs the full agent. */
+export const UPTIME_CHECK_TYPES = new Set(['URL', 'DNS', 'TCP', 'ICMP']);
 
 /** What a runner reports: the probe's own findings, before response-time limits and shouldFail apply. */
 export interface ProbeOutcome {

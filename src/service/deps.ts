@@ -6,6 +6,7 @@ import type { Scheduler } from './scheduler.js';
 import type { AgentRegistry } from './agents.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { HeartbeatMonitor } from './heartbeats.js';
+import type { VariablesCache } from './variables-cache.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
@@ -19,6 +20,7 @@ export interface Deps {
   /** Base URL as reachable by clients (known after listen when PORT=0). */
   baseUrl: () => string;
   heartbeats: HeartbeatMonitor;
+  variables: VariablesCache;
   /** Where heartbeat pings go: PING_URL, or the base URL + /ping. */
   pingBase: () => string;
   /** The built-in agent's credential, when `outpost start` runs one. */

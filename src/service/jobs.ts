@@ -5,7 +5,7 @@
 import type { Db } from './store/db.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
-import type { Job, RunResult } from '../domain/run.js';
+import { UPTIME_CHECK_TYPES, type Job, type RunResult, type Variable } from '../domain/run.js';
 import { Deque } from './deque.js';
 
 const INGEST_COALESCE_MS = 25;
@@ -53,6 +53,8 @@ export class JobQueue {
     private metrics: ServiceMetrics,
     private leaseMs: number,
     private unclaimedTtlMs: number,
+    /** Account variables for a job, read when it is handed out so they are current. */
+    private variablesOf: (accountId: string) => Variable[] = () => [],
   ) {}
 
   async load(): Promise<void> {
@@ -292,6 +294,12 @@ export class JobQueue {
     return dq;
   }
 
+  private withVariables(q: QueuedJob): Job {
+    if (UPTIME_CHECK_TYPES.has(q.job.checkType) && !q.job.check.environmentVariables) return q.job;
+    const vars = [...this.variablesOf(q.accountId), ...(q.job.check.environmentVariables ?? [])];
+    return vars.length ? { ...q.job, variables: vars } : q.job;
+  }
+
   private take(lessee: Lessee, max: number, now: number): Job[] {
     const out: Job[] = [];
     const until = now + this.leaseMs;
@@ -304,7 +312,7 @@ export class JobQueue {
         if (!q) continue;
         q.leasedBy = lessee.agentId;
         q.leaseExpiresAt = until;
-        out.push(q.job);
+        out.push(this.withVariables(q));
         progress = true;
         if (out.length >= max) break;
       }

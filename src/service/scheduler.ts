@@ -12,6 +12,10 @@ import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/
 /** Due runs are written at most this often: one transaction for many runs. */
 const WRITE_COALESCE_MS = 100;
 import { jobFor, type CheckRow } from './store/checks.js';
+import { UPTIME_CHECK_TYPES } from '../domain/run.js';
+
+/** Suffix of the queues holding jobs that need the full agent profile. */
+export const FULL_LANE = '#full';
 
 interface Target {
   queueKey: string;
@@ -112,10 +116,12 @@ export class Scheduler {
     const period = periodMs(cfg);
     const phase = phaseMs(row.id, cfg);
     const targets: Target[] = [];
-    for (const loc of cfg.locations ?? []) targets.push({ queueKey: `dc:${loc}`, location: loc });
+    // Jobs only the full agent can run wait in their own queue, which uptime agents never read.
+    const lane = UPTIME_CHECK_TYPES.has(row.check_type) ? '' : FULL_LANE;
+    for (const loc of cfg.locations ?? []) targets.push({ queueKey: `dc:${loc}${lane}`, location: loc });
     for (const slug of cfg.privateLocations ?? []) {
       const id = slugs.get(`${row.account_id}/${slug}`);
-      if (id) targets.push({ queueKey: `pl:${id}`, location: slug });
+      if (id) targets.push({ queueKey: `pl:${id}${lane}`, location: slug });
     }
     return { row, period, phase, targets, nextDue: nextDue(Date.now(), period, phase) };
   }

@@ -13,6 +13,7 @@ import checks from './routes/checks.js';
 import checksTcp from './routes/checks-tcp.js';
 import checksUrl from './routes/checks-url.js';
 import checksDns from './routes/checks-dns.js';
+import checksApi from './routes/checks-api.js';
 import checksHeartbeat from './routes/checks-heartbeat.js';
 import variables from './routes/variables.js';
 import checkResults from './routes/check-results.js';
@@ -94,7 +95,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksHeartbeat, checkResults, checkStatuses, variables, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksHeartbeat, checkResults, checkStatuses, variables, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

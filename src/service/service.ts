@@ -8,6 +8,7 @@ import { Scheduler } from './scheduler.js';
 import { AgentRegistry } from './agents.js';
 import { serviceMetrics } from './metrics.js';
 import { HeartbeatMonitor } from './heartbeats.js';
+import { VariablesCache } from './variables-cache.js';
 import { buildServer } from './server.js';
 import type { ServiceConfig } from './config.js';
 import type { Logger } from '../log.js';
@@ -27,7 +28,9 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   log.info({ storage: db.kind }, 'database ready');
   const boot = await bootstrapAccount(db, { accountId: config.accountId, apiKey: config.apiKey });
   const metrics = serviceMetrics();
-  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs);
+  const variables = new VariablesCache(db);
+  await variables.load();
+  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs, (accountId) => variables.of(accountId));
   await jobs.load();
   const scheduler = new Scheduler(db, jobs, log, metrics, config.unclaimedRunTtlMs);
   // An agent counts as connected while its polls keep coming.
@@ -36,7 +39,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const internalAgentToken = opts.builtInAgent ? `internal_${randomBytes(32).toString('hex')}` : null;
   const heartbeats = new HeartbeatMonitor(db, log, metrics);
   const deps: Deps = {
-    db, log, config, jobs, scheduler, agents, metrics, heartbeats, internalAgentToken,
+    db, log, config, jobs, scheduler, agents, metrics, heartbeats, variables, internalAgentToken,
     baseUrl: () => baseUrl,
     pingBase: () => config.pingUrl ?? `${baseUrl}/ping`,
   };

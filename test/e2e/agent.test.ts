@@ -239,6 +239,36 @@ describe('DNS checks end to end', () => {
   });
 });
 
+describe('API checks end to end', () => {
+  it('run on full agents only, with account variables filled in and secrets kept out of results', async () => {
+    const { svc, pl, agent: uptime } = await setup({}, { OUTPOST_AGENT_PROFILE: 'uptime' });
+    const web = await httpServer();
+    cleanup.push(() => web.close());
+    await svc.api('POST', '/v1/variables', { key: 'BASE', value: web.url });
+    await svc.api('POST', '/v1/variables', { key: 'TOKEN', value: 'e2e-secret-token', secret: true });
+    const api = await svc.api('POST', '/v1/checks/api', {
+      name: 'api', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName],
+      request: { method: 'GET', url: '{{BASE}}/echo', headers: [{ key: 'authorization', value: 'Bearer {{TOKEN}}' }],
+        assertions: [{ source: 'JSON_BODY', property: '$.headers.authorization', comparison: 'EQUALS', target: 'Bearer {{TOKEN}}' }] },
+    });
+    expect(api.status).toBe(201);
+    const echo = await target({});
+    const tcpId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: echo.port });
+    // The uptime agent keeps running TCP checks but is never handed the API check.
+    await firstResult(svc, tcpId);
+    await eventually(async () => (await results(svc, tcpId)).length >= 2, 25_000);
+    expect(uptime.proc.logs.some((l) => l.msg === 'job started' && l.checkId === api.body.id)).toBe(false);
+
+    const full = await startAgent(svc, pl.key);
+    cleanup.push(() => full.proc.kill('SIGKILL'));
+    const r = await firstResult(svc, api.body.id);
+    expect(r).toMatchObject({ hasFailures: false, runLocation: pl.slugName });
+    expect(r.apiCheckResult.response.status).toBe(200);
+    expect(JSON.stringify(r)).not.toContain('e2e-secret-token');
+    expect(web.seen.at(-1)!.headers.authorization).toBe('Bearer e2e-secret-token');
+  });
+});
+
 describe('outpost start', () => {
   it('runs data-center checks on the built-in agent, labelled with their location', async () => {
     const svc = await startService({}, 'start');

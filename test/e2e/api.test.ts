@@ -284,3 +284,18 @@ describe('DNS checks', () => {
     expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', maxResponseTime: 5001, request: { recordType: 'A', query: 'a' } }), 400, /maxResponseTime must be <= 5000/);
   });
 });
+
+describe('API checks', () => {
+  it('create with the API defaults; refuse scripts that would not run', async () => {
+    const res = await svc.api('POST', '/v1/checks/api', { name: 'api', request: { method: 'POST', url: 'https://example.test/v1', bodyType: 'JSON', body: '{}' }, environmentVariables: [{ key: 'K', value: 'v' }] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      checkType: 'API', degradedResponseTime: 5000, maxResponseTime: 20000, environmentVariables: [{ key: 'K', value: 'v' }],
+      request: { method: 'POST', bodyType: 'JSON', headers: [], queryParameters: [], basicAuth: null, followRedirects: true },
+    });
+    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'TRACE', url: 'https://e.test' } }), 400, /request\.method must be one of/);
+    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test', bodyType: 'XML' } }), 400, /bodyType must be one of/);
+    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, environmentVariables: Array.from({ length: 51 }, (_, i) => ({ key: `K${i}`, value: '' })) }), 400, /environmentVariables must NOT have more than 50 items/);
+    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, localSetupScript: 'request.url = 1' }), 400, /localSetupScript is not supported/);
+  });
+});

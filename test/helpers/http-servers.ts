@@ -33,6 +33,15 @@ function handler(seen: HttpTarget['seen']): http.RequestListener {
         case '/json':
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ status: 'up', items: [1, 2, 3] }));
+        case '/echo': {
+          const chunks: Buffer[] = [];
+          req.on('data', (c) => chunks.push(c));
+          req.on('end', () => {
+            res.writeHead(200, { 'content-type': 'application/json', 'x-request-method': req.method! });
+            res.end(JSON.stringify({ method: req.method, query: Object.fromEntries(u.searchParams), headers: req.headers, body: Buffer.concat(chunks).toString() }));
+          });
+          return;
+        }
         case '/redirect':
           res.writeHead(302, { location: '/ok' });
           return res.end();

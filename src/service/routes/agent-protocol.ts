@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
 import type { Lessee } from '../jobs.js';
+import { FULL_LANE } from '../scheduler.js';
 import type { RunResult } from '../../domain/run.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -104,6 +105,12 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     return { keyId: grant.keyId, privateLocationId: grant.privateLocationId, slugName: grant.slugName, queueKeys: [`pl:${grant.privateLocationId}`] };
   }
 
+  /** An uptime agent reads only the uptime lane of its queues; a full agent reads both. */
+  function lanes(c: Caller, agentId: string): string[] {
+    if (deps.agents.get(agentId)?.profile === 'uptime') return c.queueKeys;
+    return c.queueKeys.flatMap((k) => [k, k + FULL_LANE]);
+  }
+
   const opts = (body: object, extra: object = {}) => ({ schema: { body }, config: { auth: 'agent' as const }, ...extra });
 
   app.post<{ Body: { agentId: string; version: string; profile: string; runtimes: string[] } }>('/agent/v1/register', opts(registerBody), async (req) => {
@@ -125,7 +132,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const b = req.body;
     if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
     deps.jobs.extend(b.agentId, b.running);
-    const lessee: Lessee = { agentId: b.agentId, queueKeys: c.queueKeys, keyId: c.keyId };
+    const lessee: Lessee = { agentId: b.agentId, queueKeys: lanes(c, b.agentId), keyId: c.keyId };
     const gone = new AbortController();
     // 'close' before we answer means the agent went away: its jobs must not be handed to nobody.
     reply.raw.once('close', () => gone.abort());
@@ -138,7 +145,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Body: { agentId: string; results: RunResult[] } }>('/agent/v1/results', opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }), async (req) => {
     const c = await caller(req);
     deps.agents.touch(req.body.agentId);
-    const accepted = await deps.jobs.complete(req.body.results, c.queueKeys);
+    const accepted = await deps.jobs.complete(req.body.results, lanes(c, req.body.agentId));
     return { accepted };
   });
 

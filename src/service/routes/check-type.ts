@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { commonCheckProperties, autoAssignQuery, idParams, newCheckConfig, mergeCheckConfig, assertValidCheck } from './check-fields.js';
-import { insertCheck, updateCheck, getCheck, toApi } from '../store/checks.js';
+import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../store/checks.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 
@@ -22,12 +22,18 @@ export interface CheckTypeSpec {
   requestRequired: string[];
   /** Fills the request's defaults; runs on create and after every update. */
   normaliseRequest(request: Record<string, unknown>): Record<string, unknown>;
+  /** Top-level fields only this type has, with their defaults. */
+  extraProperties?: Record<string, object>;
+  extraDefaults?: Record<string, unknown>;
+  /** Rules of this type beyond its schema; throws an ApiError. */
+  validate?(config: CheckConfig): void;
 }
 
 export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
   const responseTime = { anyOf: [{ type: 'number', minimum: 0, maximum: spec.responseTimeMax }, { type: 'null' }] };
   const properties = {
     ...commonCheckProperties,
+    ...spec.extraProperties,
     checkType: { type: 'string', enum: [spec.checkType] },
     frequency: { type: 'integer', enum: [...spec.frequencies] },
     degradedResponseTime: responseTime,
@@ -51,6 +57,8 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
     app.post<{ Body: Record<string, any> }>(`/v1/checks/${spec.path}`, { schema: createSchema }, async (req, reply) => {
       const cfg = newCheckConfig(req.body, { frequency: 10, degradedResponseTime: spec.degradedDefault, maxResponseTime: spec.maxDefault });
       cfg.request = spec.normaliseRequest(req.body.request);
+      for (const [k, d] of Object.entries(spec.extraDefaults ?? {})) cfg[k] = req.body[k] ?? d;
+      spec.validate?.(cfg);
       await assertValidCheck(deps.db, req.accountId, cfg);
       const row = await insertCheck(deps.db, { id: randomUUID(), account_id: req.accountId, check_type: spec.checkType, name: cfg.name, activated: cfg.activated, config: cfg });
       await deps.scheduler.upsert(row);
@@ -65,6 +73,7 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
       }
       const cfg = mergeCheckConfig(stored.config, req.body);
       cfg.request = spec.normaliseRequest(cfg.request);
+      spec.validate?.(cfg);
       await assertValidCheck(deps.db, req.accountId, cfg);
       const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;
       await deps.scheduler.upsert(row);

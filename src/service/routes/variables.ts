@@ -50,6 +50,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       [req.accountId, b.key, b.value, b.locked, b.secret],
     );
     if (!row) throw new ApiError(409, `A variable with key ${b.key} already exists`, { field: 'key', rule: 'unique' });
+    await deps.variables.refresh(req.accountId);
     return reply.code(201).send(view(row));
   });
 
@@ -74,6 +75,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
         'UPDATE variables SET value = $3, locked = $4, secret = $5, updated_at = now() WHERE account_id = $1 AND key = $2 RETURNING *',
         [req.accountId, req.params.key, b.value, b.locked ?? cur.locked, b.secret ?? cur.secret],
       );
+      await deps.variables.refresh(req.accountId);
       return view(row);
     },
   );
@@ -81,6 +83,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.delete<{ Params: { key: string } }>('/v1/variables/:key', { schema: { params } }, async (req, reply) => {
     const gone = await deps.db.query('DELETE FROM variables WHERE account_id = $1 AND key = $2 RETURNING key', [req.accountId, req.params.key]);
     if (!gone.length) throw notFound('Variable', req.params.key);
+    await deps.variables.refresh(req.accountId);
     return reply.code(204).send();
   });
 };

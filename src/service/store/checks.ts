@@ -56,7 +56,9 @@ export function toApi(row: CheckRow, pingBase?: string) {
 
 export function jobCheck(row: CheckRow): JobCheck {
   const c = row.config;
-  return { name: c.name, request: c.request, degradedResponseTime: c.degradedResponseTime, maxResponseTime: c.maxResponseTime, shouldFail: c.shouldFail };
+  const out: JobCheck = { name: c.name, request: c.request, degradedResponseTime: c.degradedResponseTime, maxResponseTime: c.maxResponseTime, shouldFail: c.shouldFail };
+  if (Array.isArray(c.environmentVariables) && c.environmentVariables.length) out.environmentVariables = c.environmentVariables as JobCheck['environmentVariables'];
+  return out;
 }
 
 /** The agent gives a run this long; past maxResponseTime the run has failed anyway. */

@@ -1,0 +1,140 @@
+// API check: one HTTP request of any method with headers, query and body, judged by assertions
+// on status, headers, JSON and text body, and response time.
+
+import { evaluateAssertions, describeFailure, type Assertion, type Actual } from '../domain/assertions.js';
+import { jsonPath } from '../domain/json-path.js';
+import { fill, maskSecrets, maskDeep, variableMap } from '../domain/placeholders.js';
+import { timedRequest, HttpError } from './http.js';
+import { syntheticHeaders } from './synthetic.js';
+import type { CheckRunner } from './types.js';
+
+interface KeyValue {
+  key: string;
+  value: string;
+}
+
+interface ApiRequest {
+  method: string;
+  url: string;
+  headers?: KeyValue[];
+  queryParameters?: KeyValue[];
+  body?: string;
+  bodyType?: 'JSON' | 'FORM' | 'RAW' | 'GRAPHQL' | 'NONE';
+  basicAuth?: { username: string; password: string } | null;
+  followRedirects?: boolean;
+  skipSSL?: boolean;
+  ipFamily?: 'IPv4' | 'IPv6';
+  assertions?: Assertion[];
+}
+
+const CONTENT_TYPES: Record<string, string> = { JSON: 'application/json', GRAPHQL: 'application/json', FORM: 'application/x-www-form-urlencoded' };
+/** Kept for assertions; the result stores at most RESULT_BODY_BYTES of it. */
+const BODY_BYTES = 1024 * 1024;
+const RESULT_BODY_BYTES = 64 * 1024;
+
+export const runApi: CheckRunner = async (job, ctx) => {
+  const req = job.check.request as unknown as ApiRequest;
+  const vars = variableMap(job.variables);
+  const url = new URL(fill(req.url, vars));
+  for (const q of req.queryParameters ?? []) url.searchParams.append(fill(q.key, vars), fill(q.value, vars));
+  const headers: Record<string, string> = { ...syntheticHeaders(job) };
+  const bodyType = req.bodyType ?? 'NONE';
+  if (CONTENT_TYPES[bodyType]) headers['content-type'] = CONTENT_TYPES[bodyType];
+  if (req.basicAuth?.username) {
+    const user = fill(req.basicAuth.username, vars);
+    const pass = fill(req.basicAuth.password ?? '', vars);
+    headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+  }
+  for (const h of req.headers ?? []) headers[fill(h.key, vars).toLowerCase()] = fill(h.value, vars);
+  const body = bodyType === 'NONE' || req.method === 'GET' || req.method === 'HEAD' ? null : fill(req.body ?? '', vars);
+
+  // What the result shows of the request: secrets masked, credentials too.
+  const shownHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k === 'authorization' ? '*****' : maskSecrets(v, vars)]));
+  const request = {
+    method: req.method,
+    url: maskSecrets(url.toString(), vars),
+    data: body === null ? null : maskSecrets(body, vars),
+    headers: shownHeaders,
+    params: Object.fromEntries([...url.searchParams].map(([k, v]) => [k, maskSecrets(v, vars)])),
+  };
+  try {
+    const res = await timedRequest({
+      url: url.toString(),
+      method: req.method,
+      headers,
+      body,
+      followRedirects: req.followRedirects ?? true,
+      skipSSL: req.skipSSL ?? false,
+      ipFamily: req.ipFamily ?? 'IPv4',
+      deadline: ctx.deadline,
+      signal: ctx.signal,
+      keepBodyBytes: BODY_BYTES,
+    });
+    let parsed: unknown;
+    let parseError: string | null = null;
+    const json = (): unknown => {
+      if (parsed === undefined && parseError === null) {
+        try {
+          parsed = JSON.parse(res.body);
+        } catch (err) {
+          parseError = (err as Error).message;
+        }
+      }
+      if (parseError !== null) throw new Error(`the body is not JSON (${parseError})`);
+      return parsed;
+    };
+    const assertions = (req.assertions ?? []).map((a) => ({ ...a, target: fill(String(a.target ?? ''), vars), property: fill(a.property ?? '', vars) }));
+    const outcomes = evaluateAssertions(assertions, (a): Actual => {
+      switch (a.source) {
+        case 'STATUS_CODE':
+          return res.status;
+        case 'RESPONSE_TIME':
+          return Math.round(res.timingPhases.total);
+        case 'TEXT_BODY':
+          return res.body;
+        case 'JSON_BODY':
+          return jsonPath(json(), a.property ?? '');
+        case 'HEADERS':
+          return a.property ? res.headers[a.property.toLowerCase()] ?? null : (res.headers as unknown as Actual);
+        default:
+          throw new Error(`unknown assertion source ${a.source}`);
+      }
+    });
+    // Assertions may have compared against a secret: what is reported carries none.
+    const shown = maskDeep(outcomes, vars);
+    const failed = shown.find((o) => !o.passed);
+    const error = failed ? describeFailure(failed) + (failed.error ? `: ${failed.error}` : '') : null;
+    return {
+      responseTime: Math.round(res.timingPhases.total),
+      error,
+      assertions: shown,
+      detail: {
+        apiCheckResult: {
+          assertions: shown,
+          request,
+          response: {
+            status: res.status,
+            statusText: res.statusText,
+            body: maskSecrets(res.body.slice(0, RESULT_BODY_BYTES), vars),
+            headers: maskDeep(res.headers, vars),
+            timings: res.timings,
+            timingPhases: res.timingPhases,
+            redirects: res.redirects,
+            remoteAddress: res.remoteAddress,
+          },
+          tls: res.tls,
+          requestError: null,
+        },
+      },
+    };
+  } catch (err) {
+    const e = err instanceof HttpError ? err : new HttpError((err as Error).message, 'request', {});
+    const message = maskSecrets(e.message, vars);
+    return {
+      responseTime: Math.max(0, Math.round(Date.now() - (ctx.deadline - job.timeoutMs))),
+      error: message,
+      assertions: [],
+      detail: { apiCheckResult: { assertions: [], request, response: null, tls: e.partial.tls ?? null, requestError: message } },
+    };
+  }
+};

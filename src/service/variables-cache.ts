@@ -1,0 +1,30 @@
+// Account variables as agents need them, kept in memory: every leased API or browser job reads
+// them, and they change only through the variables API.
+
+import type { Queryable } from './store/db.js';
+import type { Variable } from '../domain/run.js';
+
+export class VariablesCache {
+  private byAccount = new Map<string, Variable[]>();
+
+  constructor(private db: Queryable) {}
+
+  async load(): Promise<void> {
+    const rows = await this.db.query<{ account_id: string; key: string; value: string; secret: boolean }>('SELECT account_id, key, value, secret FROM variables ORDER BY key');
+    this.byAccount.clear();
+    for (const r of rows) {
+      const list = this.byAccount.get(r.account_id) ?? [];
+      list.push({ key: r.key, value: r.value, secret: r.secret });
+      this.byAccount.set(r.account_id, list);
+    }
+  }
+
+  async refresh(accountId: string): Promise<void> {
+    const rows = await this.db.query<{ key: string; value: string; secret: boolean }>('SELECT key, value, secret FROM variables WHERE account_id = $1 ORDER BY key', [accountId]);
+    this.byAccount.set(accountId, rows.map((r) => ({ key: r.key, value: r.value, secret: r.secret })));
+  }
+
+  of(accountId: string): Variable[] {
+    return this.byAccount.get(accountId) ?? [];
+  }
+}
