@@ -13,6 +13,8 @@ export interface Job {
   /** The check's settings as saved (request, response-time limits, shouldFail). */
   check: JobCheck;
   runtimeId?: string | null;
+  /** Set for on-demand runs: the check session the result belongs to. */
+  sessionId?: string;
   /** Variables for {{KEY}} placeholders, narrowest scope last; filled in when the job is leased. */
   variables?: Variable[];
 }

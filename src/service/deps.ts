@@ -7,6 +7,7 @@ import type { AgentRegistry } from './agents.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { HeartbeatMonitor } from './heartbeats.js';
 import type { VariablesCache } from './variables-cache.js';
+import type { Sessions } from './sessions.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
@@ -21,6 +22,7 @@ export interface Deps {
   baseUrl: () => string;
   heartbeats: HeartbeatMonitor;
   variables: VariablesCache;
+  sessions: Sessions;
   /** Where heartbeat pings go: PING_URL, or the base URL + /ping. */
   pingBase: () => string;
   /** The built-in agent's credential, when `outpost start` runs one. */

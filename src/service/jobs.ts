@@ -126,6 +126,38 @@ export class JobQueue {
     return p;
   }
 
+  /** Hooks for check sessions: results stored, runs dropped. */
+  onStored: (batch: { r: RunResult; q: QueuedJob }[]) => Promise<void> = async () => {};
+  onDropped: (jobs: QueuedJob[]) => Promise<void> = async () => {};
+
+  /** On-demand runs: written first, then handed out ahead of scheduled ones. */
+  async addUrgent(jobs: QueuedJob[]): Promise<void> {
+    const r = JobQueue.rows(jobs);
+    await this.after(() => this.db.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys, r.leasedBy, r.leaseUntil]));
+    for (const q of jobs) {
+      q.written = true;
+      this.byId.set(q.job.id, q);
+      this.queue(q.queueKey).unshift(q);
+    }
+    for (const key of new Set(jobs.map((q) => q.queueKey))) this.wake(key);
+    this.metrics.pendingJobs.set(this.pendingCount());
+  }
+
+  /** Withdraws queued runs by id (a cancelled session); running ones finish and are ignored. */
+  async withdrawJobs(ids: Set<string>): Promise<void> {
+    const gone: string[] = [];
+    for (const dq of this.pending.values()) {
+      for (const q of dq.remove((x) => ids.has(x.job.id))) {
+        this.byId.delete(q.job.id);
+        q.done = true;
+        gone.push(q.job.id);
+      }
+    }
+    for (const id of ids) this.byId.delete(id);
+    if (gone.length) await this.after(() => this.db.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [gone]));
+    this.metrics.pendingJobs.set(this.pendingCount());
+  }
+
   /** Makes committed jobs available to agents. */
   add(jobs: QueuedJob[]): void {
     const touched = new Set<string>();
@@ -262,6 +294,7 @@ export class JobQueue {
     }
     this.metrics.resultsStored.inc(fresh.length);
     for (const w of waiters) w.resolve();
+    if (fresh.some(({ q }) => q.job.sessionId)) await this.onStored(fresh).catch((err) => this.log.error({ err }, 'could not update check sessions'));
   }
 
   /**
@@ -392,6 +425,7 @@ export class JobQueue {
           [dropped.map((q) => q.job.id), dropped.map((q) => q.job.checkId), dropped.map((q) => q.job.location), dropped.map((q) => q.job.dueAt), dropped.map(() => 'unclaimed')],
         );
       }));
+      if (dropped.some((q) => q.job.sessionId)) await this.onDropped(dropped);
     }
     if (expired.length || dropped.length) this.metrics.pendingJobs.set(this.pendingCount());
   }

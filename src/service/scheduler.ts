@@ -17,7 +17,7 @@ import { UPTIME_CHECK_TYPES } from '../domain/run.js';
 /** Suffix of the queues holding jobs that need the full agent profile. */
 export const FULL_LANE = '#full';
 
-interface Target {
+export interface Target {
   queueKey: string;
   location: string;
 }
@@ -101,6 +101,11 @@ export class Scheduler {
   async remove(checkId: string, deleted: boolean): Promise<void> {
     this.byId.delete(checkId);
     await this.jobs.withdraw(checkId, deleted);
+  }
+
+  /** Where a check runs: one target per location and private location. */
+  async targetsFor(row: CheckRow): Promise<Target[]> {
+    return this.plan(row, await this.slugMap(row.account_id)).targets;
   }
 
   private async slugMap(accountId?: string): Promise<Map<string, string>> {

@@ -16,6 +16,7 @@ import checksDns from './routes/checks-dns.js';
 import checksApi from './routes/checks-api.js';
 import checksHeartbeat from './routes/checks-heartbeat.js';
 import variables from './routes/variables.js';
+import checkSessions from './routes/check-sessions.js';
 import checkResults from './routes/check-results.js';
 import checkStatuses from './routes/check-statuses.js';
 import agentProtocol from './routes/agent-protocol.js';
@@ -95,7 +96,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksHeartbeat, checkResults, checkStatuses, variables, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

@@ -9,6 +9,7 @@ import { AgentRegistry } from './agents.js';
 import { serviceMetrics } from './metrics.js';
 import { HeartbeatMonitor } from './heartbeats.js';
 import { VariablesCache } from './variables-cache.js';
+import { Sessions } from './sessions.js';
 import { buildServer } from './server.js';
 import type { ServiceConfig } from './config.js';
 import type { Logger } from '../log.js';
@@ -38,8 +39,9 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   let baseUrl = config.baseUrl;
   const internalAgentToken = opts.builtInAgent ? `internal_${randomBytes(32).toString('hex')}` : null;
   const heartbeats = new HeartbeatMonitor(db, log, metrics);
+  const sessions = new Sessions(db, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
   const deps: Deps = {
-    db, log, config, jobs, scheduler, agents, metrics, heartbeats, variables, internalAgentToken,
+    db, log, config, jobs, scheduler, agents, metrics, heartbeats, variables, sessions, internalAgentToken,
     baseUrl: () => baseUrl,
     pingBase: () => config.pingUrl ?? `${baseUrl}/ping`,
   };

@@ -82,8 +82,10 @@ CREATE TABLE check_results (
   check_run_id double precision NOT NULL,
   attempts integer NOT NULL DEFAULT 0,
   error text,
-  detail jsonb NOT NULL
+  detail jsonb NOT NULL,
+  session_id text
 );
+CREATE INDEX check_results_session ON check_results (session_id) WHERE session_id IS NOT NULL;
 CREATE INDEX check_results_check_time ON check_results (check_id, created_at DESC);
 CREATE TABLE check_statuses (
   check_id text PRIMARY KEY,
@@ -115,6 +117,24 @@ CREATE TABLE heartbeats (
   last_ping_at double precision,
   -- When the current deadline started counting (creation, last ping, or last miss).
   since double precision NOT NULL
+);
+CREATE TABLE check_sessions (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  check_id text NOT NULL,
+  check_type text NOT NULL,
+  name text NOT NULL,
+  status text NOT NULL,
+  run_source text NOT NULL,
+  run_locations jsonb NOT NULL,
+  started_at timestamptz NOT NULL,
+  stopped_at timestamptz
+);
+CREATE TABLE check_triggers (
+  check_id text PRIMARY KEY REFERENCES checks(id) ON DELETE CASCADE,
+  account_id text NOT NULL,
+  token text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE TABLE dropped_runs (
   id text PRIMARY KEY,

@@ -30,13 +30,13 @@ export async function storeResults(db: Queryable, batch: Delivered[], writtenJob
   await db.query(
     `WITH stored AS (
        INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
-         is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail)
+         is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id)
        SELECT id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-         response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail
+         response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail, session_id
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[],
-         $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[])
+         $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[], $30::text[])
          AS t(id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-              response_time, started, stopped, run_id, error, detail)
+              response_time, started, stopped, run_id, error, detail, session_id)
        ON CONFLICT (job_id) DO NOTHING
        RETURNING 1
      ), finished AS (
@@ -87,6 +87,7 @@ export async function storeResults(db: Queryable, batch: Delivered[], writtenJob
       st.map((x) => x.d.job.location),
       st.map((x) => String(x.d.job.dueAt)),
       st.map((x) => x.d.result.stoppedAt),
+      batch.map((d) => d.job.sessionId ?? null),
     ],
   );
 }

@@ -1,0 +1,186 @@
+// Check sessions: a check run now, in each of its locations, with a record that turns final
+// (PASSED, FAILED, DEGRADED, TIMED_OUT, CANCELLED) once every location has reported.
+
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Db } from './store/db.js';
+import type { Logger } from '../log.js';
+import { jobFor, type CheckRow } from './store/checks.js';
+import type { JobQueue, QueuedJob } from './jobs.js';
+import type { Scheduler } from './scheduler.js';
+import type { RunResult } from '../domain/run.js';
+
+export const FINAL = new Set(['PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED']);
+
+export interface SessionRow {
+  id: string;
+  account_id: string;
+  check_id: string;
+  check_type: string;
+  name: string;
+  status: string;
+  run_source: string;
+  run_locations: string[];
+  started_at: Date;
+  stopped_at: Date | null;
+}
+
+interface SessionResultRow {
+  id: string;
+  check_id: string;
+  check_type: string;
+  name: string;
+  run_location: string;
+  result_type: string;
+  has_errors: boolean;
+  has_failures: boolean;
+  is_degraded: boolean | null;
+  response_time: number;
+  started_at: Date;
+  stopped_at: Date;
+}
+
+/** The verdict over a session's results. Pure. */
+export function sessionStatus(results: { hasFailures: boolean; isDegraded: boolean | null }[]): string {
+  if (results.some((r) => r.hasFailures)) return 'FAILED';
+  if (results.some((r) => r.isDegraded)) return 'DEGRADED';
+  return 'PASSED';
+}
+
+export class Sessions {
+  private events = new EventEmitter();
+
+  constructor(
+    private db: Db,
+    private jobs: JobQueue,
+    private scheduler: Scheduler,
+    private log: Logger,
+    private link: (id: string) => string,
+  ) {
+    this.events.setMaxListeners(0);
+    jobs.onStored = (batch) => this.stored(batch);
+    jobs.onDropped = (dropped) => this.dropped(dropped);
+  }
+
+  /** One session per check, each running in all of the check's locations at once. */
+  async start(checks: CheckRow[], runSource: string): Promise<SessionRow[]> {
+    const sessions: SessionRow[] = [];
+    const queued: QueuedJob[] = [];
+    const now = Date.now();
+    for (const row of checks) {
+      const targets = await this.scheduler.targetsFor(row);
+      const id = randomUUID();
+      const [s] = await this.db.query<SessionRow>(
+        `INSERT INTO check_sessions (id, account_id, check_id, check_type, name, status, run_source, run_locations, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9 / 1000.0)) RETURNING *`,
+        [id, row.account_id, row.id, row.check_type, row.config.name, 'STARTED', runSource, JSON.stringify(targets.map((t) => t.location)), now],
+      );
+      // A check with nowhere to run fails at once rather than waiting to time out.
+      sessions.push(targets.length ? s : await this.finish(id, 'FAILED'));
+      for (const t of targets) {
+        const job = { ...jobFor(row, now, t.location), sessionId: id };
+        job.id = `${row.id}:${now}:${t.location}:${id}`;
+        queued.push({ job, accountId: row.account_id, queueKey: t.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
+      }
+    }
+    if (queued.length) await this.jobs.addUrgent(queued);
+    return sessions;
+  }
+
+  async get(accountId: string, id: string): Promise<SessionRow | null> {
+    return (await this.db.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
+  }
+
+  /** Resolves with the session once final, or with null when maxMs passes first. */
+  async waitFinal(accountId: string, id: string, maxMs: number): Promise<SessionRow | null | 'missing'> {
+    const s = await this.get(accountId, id);
+    if (!s) return 'missing';
+    if (FINAL.has(s.status)) return s;
+    return new Promise((resolve) => {
+      const done = (row: SessionRow | null) => {
+        clearTimeout(timer);
+        this.events.off(id, onFinal);
+        resolve(row);
+      };
+      const onFinal = (row: SessionRow) => done(row);
+      const timer = setTimeout(() => done(null), maxMs);
+      this.events.on(id, onFinal);
+      // It may have turned final between the read and the subscription.
+      void this.get(accountId, id).then((again) => again && FINAL.has(again.status) && done(again));
+    });
+  }
+
+  async cancel(accountId: string, id: string): Promise<SessionRow | null> {
+    const s = await this.get(accountId, id);
+    if (!s) return null;
+    if (FINAL.has(s.status)) return s;
+    const ids = new Set(s.run_locations.map((loc) => `${s.check_id}:${s.started_at.getTime()}:${loc}:${s.id}`));
+    await this.jobs.withdrawJobs(ids);
+    return this.finish(s.id, 'CANCELLED');
+  }
+
+  async view(s: SessionRow) {
+    const results = await this.db.query<SessionResultRow>('SELECT * FROM check_results WHERE session_id = $1 ORDER BY stopped_at', [s.id]);
+    const started = s.started_at.getTime();
+    return {
+      checkSessionId: s.id,
+      checkSessionLink: this.link(s.id),
+      checkId: s.check_id,
+      checkType: s.check_type,
+      name: s.name,
+      status: s.status,
+      startedAt: s.started_at.toISOString(),
+      stoppedAt: s.stopped_at ? s.stopped_at.toISOString() : null,
+      timeElapsed: (s.stopped_at ? s.stopped_at.getTime() : Date.now()) - started,
+      runLocations: s.run_locations,
+      runSource: s.run_source,
+      results: results.map((r) => ({
+        checkResultId: r.id,
+        checkResultLink: `${this.link(s.id)}/results/${r.id}`,
+        checkId: r.check_id,
+        checkType: r.check_type,
+        name: r.name,
+        runLocation: r.run_location,
+        resultType: r.result_type,
+        hasErrors: r.has_errors,
+        hasFailures: r.has_failures,
+        isDegraded: Boolean(r.is_degraded),
+        aborted: false,
+        isCancelled: false,
+        responseTime: r.response_time,
+        startedAt: r.started_at.toISOString(),
+        stoppedAt: r.stopped_at.toISOString(),
+      })),
+    };
+  }
+
+  private async stored(batch: { r: RunResult; q: QueuedJob }[]): Promise<void> {
+    for (const id of new Set(batch.map(({ q }) => q.job.sessionId).filter((x): x is string => !!x))) {
+      const [s] = await this.db.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1', [id]);
+      if (!s || FINAL.has(s.status)) continue;
+      const results = await this.db.query<{ has_failures: boolean; is_degraded: boolean | null }>('SELECT has_failures, is_degraded FROM check_results WHERE session_id = $1', [id]);
+      if (results.length >= s.run_locations.length) {
+        await this.finish(id, sessionStatus(results.map((r) => ({ hasFailures: r.has_failures, isDegraded: r.is_degraded }))));
+      } else if (s.status === 'STARTED') {
+        await this.db.query(`UPDATE check_sessions SET status = 'PROGRESS' WHERE id = $1 AND status = 'STARTED'`, [id]);
+      }
+    }
+  }
+
+  private async dropped(jobs: QueuedJob[]): Promise<void> {
+    for (const id of new Set(jobs.map((q) => q.job.sessionId).filter((x): x is string => !!x))) {
+      this.log.warn({ sessionId: id }, 'check session timed out: no agent picked up its run');
+      await this.finish(id, 'TIMED_OUT');
+    }
+  }
+
+  private async finish(id: string, status: string): Promise<SessionRow> {
+    const [s] = await this.db.query<SessionRow>(
+      `UPDATE check_sessions SET status = $2, stopped_at = now() WHERE id = $1 AND status NOT IN ('PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED') RETURNING *`,
+      [id, status],
+    );
+    const final = s ?? (await this.db.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1', [id]))[0];
+    this.events.emit(id, final);
+    return final;
+  }
+}
