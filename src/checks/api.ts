@@ -4,6 +4,8 @@
 import { evaluateAssertions, describeFailure, type Assertion, type Actual } from '../domain/assertions.js';
 import { jsonPath } from '../domain/json-path.js';
 import { fill, maskSecrets, maskDeep, variableMap } from '../domain/placeholders.js';
+import type { Variable } from '../domain/run.js';
+import { runScript } from './script-sandbox.js';
 import { timedRequest, HttpError } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
@@ -32,9 +34,61 @@ const CONTENT_TYPES: Record<string, string> = { JSON: 'application/json', GRAPHQ
 const BODY_BYTES = 1024 * 1024;
 const RESULT_BODY_BYTES = 64 * 1024;
 
+const SCRIPT_TIMEOUT_MS = 10_000;
+
+interface ScriptRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  queryParameters: KeyValue[];
+  body: string;
+}
+
 export const runApi: CheckRunner = async (job, ctx) => {
-  const req = job.check.request as unknown as ApiRequest;
+  let req = job.check.request as unknown as ApiRequest;
   const vars = variableMap(job.variables);
+  const environment = Object.fromEntries([...vars].map(([k, v]) => [k, v.value]));
+  const scriptTimeout = () => Math.max(100, Math.min(SCRIPT_TIMEOUT_MS, ctx.deadline - Date.now()));
+  const logs: string[] = [];
+  if (job.setupScript) {
+    // The setup script may change the request; it runs on the request as configured, placeholders filled.
+    const before: ScriptRequest = {
+      method: req.method,
+      url: fill(req.url, vars),
+      headers: Object.fromEntries((req.headers ?? []).map((h) => [fill(h.key, vars), fill(h.value, vars)])),
+      queryParameters: (req.queryParameters ?? []).map((q) => ({ key: fill(q.key, vars), value: fill(q.value, vars) })),
+      body: fill(req.body ?? '', vars),
+    };
+    const out = await runScript(job.setupScript, { request: before, response: null, variables: environment }, scriptTimeout());
+    logs.push(...out.logs);
+    if (out.error) return scriptFailure(`setup failed: ${out.error}`, logs, vars);
+    const after = out.request as Partial<ScriptRequest> | null;
+    req = {
+      ...req,
+      method: typeof after?.method === 'string' ? after.method.toUpperCase() : before.method,
+      url: typeof after?.url === 'string' ? after.url : before.url,
+      headers: Object.entries(after?.headers && typeof after.headers === 'object' ? after.headers : before.headers).map(([key, value]) => ({ key, value: String(value) })),
+      queryParameters: Array.isArray(after?.queryParameters) ? after.queryParameters.map((q) => ({ key: String(q.key), value: String(q.value) })) : before.queryParameters,
+      body: typeof after?.body === 'string' ? after.body : before.body,
+    };
+  }
+  const outcome = await exchange(job, ctx, req, vars);
+  if (job.tearDownScript && outcome.detail.apiCheckResult) {
+    const response = (outcome.detail.apiCheckResult as { response: unknown }).response;
+    const out = await runScript(job.tearDownScript, { request: (outcome.detail.apiCheckResult as { request: unknown }).request, response, variables: environment }, scriptTimeout());
+    logs.push(...out.logs);
+    if (out.error && !outcome.error) outcome.error = maskSecrets(`teardown failed: ${out.error}`, vars);
+  }
+  if (logs.length) (outcome.detail.apiCheckResult as Record<string, unknown>).jobLog = { scripts: maskDeep(logs, vars) };
+  return outcome;
+};
+
+function scriptFailure(message: string, logs: string[], vars: Map<string, Variable>) {
+  const error = maskSecrets(message, vars);
+  return { responseTime: 0, error, assertions: [], detail: { apiCheckResult: { assertions: [], request: null, response: null, tls: null, requestError: error, jobLog: { scripts: maskDeep(logs, vars) } } } };
+}
+
+async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRunner>[1], req: ApiRequest, vars: Map<string, Variable>) {
   const url = new URL(fill(req.url, vars));
   for (const q of req.queryParameters ?? []) url.searchParams.append(fill(q.key, vars), fill(q.value, vars));
   const headers: Record<string, string> = { ...syntheticHeaders(job) };

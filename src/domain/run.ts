@@ -17,6 +17,9 @@ export interface Job {
   sessionId?: string;
   /** Variables for {{KEY}} placeholders, narrowest scope last; filled in when the job is leased. */
   variables?: Variable[];
+  /** Setup and teardown code (snippet, then the check's own), filled in when the job is leased. */
+  setupScript?: string | null;
+  tearDownScript?: string | null;
 }
 
 export interface JobCheck {
@@ -27,6 +30,10 @@ export interface JobCheck {
   shouldFail: boolean;
   /** The check's own variables; they win over the account's. */
   environmentVariables?: Variable[];
+  setupSnippetId?: number | null;
+  tearDownSnippetId?: number | null;
+  localSetupScript?: string | null;
+  localTearDownScript?: string | null;
 }
 
 export interface Variable {

@@ -8,6 +8,7 @@ import type { ServiceMetrics } from './metrics.js';
 import type { HeartbeatMonitor } from './heartbeats.js';
 import type { VariablesCache } from './variables-cache.js';
 import type { Sessions } from './sessions.js';
+import type { SnippetsCache } from './snippets-cache.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
@@ -23,6 +24,7 @@ export interface Deps {
   heartbeats: HeartbeatMonitor;
   variables: VariablesCache;
   sessions: Sessions;
+  snippets: SnippetsCache;
   /** Where heartbeat pings go: PING_URL, or the base URL + /ping. */
   pingBase: () => string;
   /** The built-in agent's credential, when `outpost start` runs one. */

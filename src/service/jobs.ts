@@ -5,7 +5,7 @@
 import type { Db } from './store/db.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
-import { UPTIME_CHECK_TYPES, type Job, type RunResult, type Variable } from '../domain/run.js';
+import type { Job, RunResult } from '../domain/run.js';
 import { Deque } from './deque.js';
 
 const INGEST_COALESCE_MS = 25;
@@ -53,8 +53,8 @@ export class JobQueue {
     private metrics: ServiceMetrics,
     private leaseMs: number,
     private unclaimedTtlMs: number,
-    /** Account variables for a job, read when it is handed out so they are current. */
-    private variablesOf: (accountId: string) => Variable[] = () => [],
+    /** Adds what a job needs from elsewhere (variables, snippets) as it is handed out, so it is current. */
+    private prepare: (job: Job, accountId: string) => Job = (job) => job,
   ) {}
 
   async load(): Promise<void> {
@@ -327,12 +327,6 @@ export class JobQueue {
     return dq;
   }
 
-  private withVariables(q: QueuedJob): Job {
-    if (UPTIME_CHECK_TYPES.has(q.job.checkType) && !q.job.check.environmentVariables) return q.job;
-    const vars = [...this.variablesOf(q.accountId), ...(q.job.check.environmentVariables ?? [])];
-    return vars.length ? { ...q.job, variables: vars } : q.job;
-  }
-
   private take(lessee: Lessee, max: number, now: number): Job[] {
     const out: Job[] = [];
     const until = now + this.leaseMs;
@@ -345,7 +339,7 @@ export class JobQueue {
         if (!q) continue;
         q.leasedBy = lessee.agentId;
         q.leaseExpiresAt = until;
-        out.push(this.withVariables(q));
+        out.push(this.prepare(q.job, q.accountId));
         progress = true;
         if (out.length >= max) break;
       }

@@ -17,6 +17,7 @@ import checksApi from './routes/checks-api.js';
 import checksHeartbeat from './routes/checks-heartbeat.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
+import snippets from './routes/snippets.js';
 import checkResults from './routes/check-results.js';
 import checkStatuses from './routes/check-statuses.js';
 import agentProtocol from './routes/agent-protocol.js';
@@ -96,7 +97,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, snippets, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

@@ -10,6 +10,8 @@ import { serviceMetrics } from './metrics.js';
 import { HeartbeatMonitor } from './heartbeats.js';
 import { VariablesCache } from './variables-cache.js';
 import { Sessions } from './sessions.js';
+import { SnippetsCache } from './snippets-cache.js';
+import { jobPreparer } from './prepare-job.js';
 import { buildServer } from './server.js';
 import type { ServiceConfig } from './config.js';
 import type { Logger } from '../log.js';
@@ -31,7 +33,9 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const metrics = serviceMetrics();
   const variables = new VariablesCache(db);
   await variables.load();
-  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs, (accountId) => variables.of(accountId));
+  const snippets = new SnippetsCache();
+  await snippets.load(db);
+  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs, jobPreparer(variables, snippets));
   await jobs.load();
   const scheduler = new Scheduler(db, jobs, log, metrics, config.unclaimedRunTtlMs);
   // An agent counts as connected while its polls keep coming.
@@ -41,7 +45,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const heartbeats = new HeartbeatMonitor(db, log, metrics);
   const sessions = new Sessions(db, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
   const deps: Deps = {
-    db, log, config, jobs, scheduler, agents, metrics, heartbeats, variables, sessions, internalAgentToken,
+    db, log, config, jobs, scheduler, agents, metrics, heartbeats, variables, snippets, sessions, internalAgentToken,
     baseUrl: () => baseUrl,
     pingBase: () => config.pingUrl ?? `${baseUrl}/ping`,
   };

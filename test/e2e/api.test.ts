@@ -286,7 +286,7 @@ describe('DNS checks', () => {
 });
 
 describe('API checks', () => {
-  it('create with the API defaults; refuse scripts that would not run', async () => {
+  it('create with the API defaults; refuse snippets that do not exist', async () => {
     const res = await svc.api('POST', '/v1/checks/api', { name: 'api', request: { method: 'POST', url: 'https://example.test/v1', bodyType: 'JSON', body: '{}' }, environmentVariables: [{ key: 'K', value: 'v' }] });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -296,6 +296,28 @@ describe('API checks', () => {
     expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'TRACE', url: 'https://e.test' } }), 400, /request\.method must be one of/);
     expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test', bodyType: 'XML' } }), 400, /bodyType must be one of/);
     expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, environmentVariables: Array.from({ length: 51 }, (_, i) => ({ key: `K${i}`, value: '' })) }), 400, /environmentVariables must NOT have more than 50 items/);
-    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, localSetupScript: 'request.url = 1' }), 400, /localSetupScript is not supported/);
+    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, setupSnippetId: 999999 }), 400, /setupSnippetId names no snippet with id 999999/);
+    const withScript = await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, localSetupScript: "request.headers['x'] = '1'" });
+    expect(withScript.body.localSetupScript).toBe("request.headers['x'] = '1'");
+  });
+});
+
+describe('snippets', () => {
+  it('create, read, update, delete (refused while a check uses one)', async () => {
+    const created = await svc.api('POST', '/v1/snippets', { name: 'sign', script: "request.headers['x-sig'] = 'v1'" });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'sign', script: "request.headers['x-sig'] = 'v1'", updated_at: null });
+    expect(typeof created.body.id).toBe('number');
+    expectError(await svc.api('POST', '/v1/snippets', { name: 'no script' }), 400, /script is required/);
+    expectError(await svc.api('GET', '/v1/snippets/abc'), 400, /params\.id must be integer/);
+    const put = await svc.api('PUT', `/v1/snippets/${created.body.id}`, { name: 'sign v2', script: "request.headers['x-sig'] = 'v2'" });
+    expect(put.body).toMatchObject({ name: 'sign v2' });
+    expect((await svc.api('GET', '/v1/snippets')).body.some((s: any) => s.id === created.body.id)).toBe(true);
+    const check = await svc.api('POST', '/v1/checks/api', { name: 'uses', request: { method: 'GET', url: 'https://e.test' }, setupSnippetId: created.body.id });
+    expect(check.status).toBe(201);
+    expectError(await svc.api('DELETE', `/v1/snippets/${created.body.id}`), 409, /used by 1 check/);
+    await svc.api('DELETE', `/v1/checks/${check.body.id}`);
+    expect((await svc.api('DELETE', `/v1/snippets/${created.body.id}`)).status).toBe(204);
+    expectError(await svc.api('GET', `/v1/snippets/${created.body.id}`), 404);
   });
 });

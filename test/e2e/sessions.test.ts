@@ -87,6 +87,25 @@ describe('check sessions', () => {
   });
 });
 
+describe('API checks with a setup snippet', () => {
+  it('run the snippet on the agent before the request', async () => {
+    const { httpServer } = await import('../helpers/http-servers.js');
+    const web = await httpServer();
+    try {
+      const snippet = (await svc.api('POST', '/v1/snippets', { name: 'sig', script: "request.headers['x-sig'] = 'from-snippet'" })).body;
+      const check = (await svc.api('POST', '/v1/checks/api', {
+        name: 'signed', activated: false, locations: ['eu-west-1'], setupSnippetId: snippet.id,
+        request: { method: 'GET', url: `${web.url}/echo`, assertions: [{ source: 'JSON_BODY', property: '$.headers.x-sig', comparison: 'EQUALS', target: 'from-snippet' }] },
+      })).body;
+      const { body } = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [check.id] } });
+      const done = await svc.api('GET', `/v2/check-sessions/${body.sessions[0].checkSessionId}/completion?maxWaitSeconds=20`);
+      expect(done.body.status).toBe('PASSED');
+    } finally {
+      await web.close();
+    }
+  });
+});
+
 describe('trigger URLs', () => {
   it('run the check and answer 200 when it passed, 503 when it failed, 404 once deleted', async () => {
     const good = await check(quick.port);

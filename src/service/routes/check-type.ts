@@ -26,7 +26,7 @@ export interface CheckTypeSpec {
   extraProperties?: Record<string, object>;
   extraDefaults?: Record<string, unknown>;
   /** Rules of this type beyond its schema; throws an ApiError. */
-  validate?(config: CheckConfig): void;
+  validate?(config: CheckConfig, deps: Deps, accountId: string): void | Promise<void>;
 }
 
 export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
@@ -58,7 +58,7 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
       const cfg = newCheckConfig(req.body, { frequency: 10, degradedResponseTime: spec.degradedDefault, maxResponseTime: spec.maxDefault });
       cfg.request = spec.normaliseRequest(req.body.request);
       for (const [k, d] of Object.entries(spec.extraDefaults ?? {})) cfg[k] = req.body[k] ?? d;
-      spec.validate?.(cfg);
+      await spec.validate?.(cfg, deps, req.accountId);
       await assertValidCheck(deps.db, req.accountId, cfg);
       const row = await insertCheck(deps.db, { id: randomUUID(), account_id: req.accountId, check_type: spec.checkType, name: cfg.name, activated: cfg.activated, config: cfg });
       await deps.scheduler.upsert(row);
@@ -73,7 +73,7 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
       }
       const cfg = mergeCheckConfig(stored.config, req.body);
       cfg.request = spec.normaliseRequest(cfg.request);
-      spec.validate?.(cfg);
+      await spec.validate?.(cfg, deps, req.accountId);
       await assertValidCheck(deps.db, req.accountId, cfg);
       const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;
       await deps.scheduler.upsert(row);

@@ -23,7 +23,6 @@ const environmentVariable = {
 };
 const nullableString = { anyOf: [{ type: 'string' }, { type: 'null' }] };
 const nullableId = { anyOf: [{ type: 'number' }, { type: 'null' }] };
-const SCRIPT_FIELDS = ['localSetupScript', 'localTearDownScript', 'setupSnippetId', 'tearDownSnippetId'] as const;
 
 export default checkTypeRoutes({
   checkType: 'API',
@@ -67,12 +66,10 @@ export default checkTypeRoutes({
     tearDownSnippetId: nullableId,
   },
   extraDefaults: { environmentVariables: [], localSetupScript: null, localTearDownScript: null, setupSnippetId: null, tearDownSnippetId: null },
-  validate(cfg) {
-    // Refused rather than stored and silently skipped: a check must not pass without its script.
-    for (const f of SCRIPT_FIELDS) {
-      if (cfg[f] !== null && cfg[f] !== undefined && cfg[f] !== '') {
-        throw new ApiError(400, `${f} is not supported by this Outpost version yet: setup and teardown scripts do not run`, { field: f, rule: 'unsupported' });
-      }
+  validate(cfg, deps, accountId) {
+    for (const f of ['setupSnippetId', 'tearDownSnippetId'] as const) {
+      const id = cfg[f] as number | null;
+      if (id !== null && deps.snippets.script(accountId, id) === null) throw new ApiError(400, `${f} names no snippet with id ${id}`, { field: f, rule: 'exists' });
     }
   },
 });

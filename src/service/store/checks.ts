@@ -58,6 +58,9 @@ export function jobCheck(row: CheckRow): JobCheck {
   const c = row.config;
   const out: JobCheck = { name: c.name, request: c.request, degradedResponseTime: c.degradedResponseTime, maxResponseTime: c.maxResponseTime, shouldFail: c.shouldFail };
   if (Array.isArray(c.environmentVariables) && c.environmentVariables.length) out.environmentVariables = c.environmentVariables as JobCheck['environmentVariables'];
+  for (const k of ['setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
+    if (c[k] !== null && c[k] !== undefined && c[k] !== '') (out as unknown as Record<string, unknown>)[k] = c[k];
+  }
   return out;
 }
 

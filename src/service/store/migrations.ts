@@ -136,6 +136,14 @@ CREATE TABLE check_triggers (
   token text NOT NULL UNIQUE,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE TABLE snippets (
+  id serial PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  script text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
 CREATE TABLE dropped_runs (
   id text PRIMARY KEY,
   check_id text NOT NULL,

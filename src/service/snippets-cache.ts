@@ -1,0 +1,26 @@
+// Snippet scripts by id, in memory: a leased API job carries the text of its setup and teardown
+// snippets as they are now.
+
+import type { Queryable } from './store/db.js';
+
+export class SnippetsCache {
+  private byId = new Map<number, { accountId: string; script: string }>();
+
+  async load(db: Queryable): Promise<void> {
+    for (const r of await db.query<{ id: number; account_id: string; script: string }>('SELECT id, account_id, script FROM snippets')) this.set(r.id, r.account_id, r.script);
+  }
+
+  set(id: number, accountId: string, script: string): void {
+    this.byId.set(id, { accountId, script });
+  }
+
+  delete(id: number): void {
+    this.byId.delete(id);
+  }
+
+  script(accountId: string, id: number | null | undefined): string | null {
+    if (id === null || id === undefined) return null;
+    const s = this.byId.get(id);
+    return s && s.accountId === accountId ? s.script : null;
+  }
+}
