@@ -123,6 +123,7 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
       deadline: ctx.deadline,
       signal: ctx.signal,
       keepBodyBytes: BODY_BYTES,
+      proxyUrl: job.proxyUrl ?? null,
     });
     let parsed: unknown;
     let parseError: string | null = null;

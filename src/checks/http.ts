@@ -31,6 +31,8 @@ export interface HttpRequest {
   signal: AbortSignal;
   /** Bytes of the body kept for assertions; the rest is read (to time the download) and dropped. */
   keepBodyBytes: number;
+  /** http(s)://[user:pass@]host:port of a proxy to tunnel through (CONNECT). */
+  proxyUrl?: string | null;
 }
 
 export interface TlsFacts {
@@ -119,42 +121,63 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
     connect(opts: { hostname: string; port: string | number; protocol: string; servername?: string | null }, cb: (err: Error | null, socket: net.Socket | null) => void) {
       const host = opts.hostname.replace(/^\[|\]$/g, '');
       const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+      const proxy = req.proxyUrl ? new URL(req.proxyUrl) : null;
       const afterLookup = (err: Error | null, address?: string) => {
         mark.lookup = performance.now();
         if (err) return cb(err, null);
         phase = 'tcp';
         remoteAddress = address!;
-        const raw = net.connect({ host: address!, port, family });
+        const raw = net.connect({ host: address!, port: proxy ? Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80) : port, family });
         raw.setNoDelay(true);
         raw.once('error', (e) => cb(e, null));
         raw.once('connect', () => {
-          mark.connect = performance.now();
-          if (opts.protocol !== 'https:') {
-            raw.removeAllListeners('error');
-            phase = 'firstByte';
-            return cb(null, raw);
-          }
-          phase = 'tls';
-          // Verification is judged below, so the certificate's facts are kept when it fails.
-          const sock = tls.connect({ socket: raw, servername: net.isIP(host) ? undefined : host, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
-          sock.once('error', (e) => cb(e, null));
-          sock.once('secureConnect', () => {
-            mark.secureConnect = performance.now();
-            tlsFacts = tlsFactsOf(sock);
-            sock.removeAllListeners('error');
-            raw.removeAllListeners('error');
-            if (!req.skipSSL && !sock.authorized) {
-              sock.destroy();
-              return cb(Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), { code: 'CERT_INVALID' }), null);
-            }
-            phase = 'firstByte';
-            cb(null, sock);
-          });
+          if (!proxy) return connected(raw);
+          // Through the proxy: a CONNECT tunnel to the target, then the same exchange inside it.
+          phase = 'proxy';
+          const auth = proxy.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
+          const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+          raw.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${auth}\r\n`);
+          let head = '';
+          const onData = (d: Buffer) => {
+            head += d.toString('latin1');
+            const end = head.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            raw.off('data', onData);
+            const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
+            if (status !== 200) return cb(Object.assign(new Error(`the proxy refused the tunnel to ${authority} (status ${status || 'unreadable'})`), { code: 'EPROXY' }), null);
+            connected(raw);
+          };
+          raw.on('data', onData);
         });
       };
+      const connected = (raw: net.Socket) => {
+        mark.connect = performance.now();
+        if (opts.protocol !== 'https:') {
+          raw.removeAllListeners('error');
+          phase = 'firstByte';
+          return cb(null, raw);
+        }
+        phase = 'tls';
+        // Verification is judged below, so the certificate's facts are kept when it fails.
+        const sock = tls.connect({ socket: raw, servername: net.isIP(host) ? undefined : host, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+        sock.once('error', (e) => cb(e, null));
+        sock.once('secureConnect', () => {
+          mark.secureConnect = performance.now();
+          tlsFacts = tlsFactsOf(sock);
+          sock.removeAllListeners('error');
+          raw.removeAllListeners('error');
+          if (!req.skipSSL && !sock.authorized) {
+            sock.destroy();
+            return cb(Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), { code: 'CERT_INVALID' }), null);
+          }
+          phase = 'firstByte';
+          cb(null, sock);
+        });
+      };
+      const lookupHost = proxy ? proxy.hostname.replace(/^\[|\]$/g, '') : host;
       mark.socket = performance.now();
-      if (net.isIP(host)) afterLookup(null, host);
-      else dns.lookup(host, { family }, (err, address) => afterLookup(err, address));
+      if (net.isIP(lookupHost)) afterLookup(null, lookupHost);
+      else dns.lookup(lookupHost, { family }, (err, address) => afterLookup(err, address));
     },
   } as unknown as ConstructorParameters<typeof Agent>[0]);
 
@@ -220,7 +243,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
     if (e.name === 'TimeoutError' || req.signal.aborted || Date.now() >= req.deadline) {
       throw new HttpError(`Timed out after ${waited} ms while waiting for ${phase === 'dns' ? 'DNS' : phase} from ${target.host}`, phase, partial());
     }
-    if (e.code === 'CERT_INVALID') throw new HttpError(e.message, 'tls', partial());
+    if (e.code === 'CERT_INVALID' || e.code === 'EPROXY') throw new HttpError(e.message, phase, partial());
     if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA') {
       throw new HttpError(`DNS lookup of ${target.hostname} failed (${e.code}) for IPv${family}`, 'dns', partial());
     }

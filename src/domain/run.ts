@@ -17,6 +17,8 @@ export interface Job {
   sessionId?: string;
   /** Variables for {{KEY}} placeholders, narrowest scope last; filled in when the job is leased. */
   variables?: Variable[];
+  /** The private location's proxy for API checks; may carry credentials, so never logged. */
+  proxyUrl?: string | null;
   /** Setup and teardown code (snippet, then the check's own), filled in when the job is leased. */
   setupScript?: string | null;
   tearDownScript?: string | null;

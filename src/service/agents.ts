@@ -16,6 +16,7 @@ export interface KeyGrant {
   privateLocationId: string;
   accountId: string;
   slugName: string;
+  proxyUrl: string | null;
 }
 
 const KEY_CACHE_MS = 60_000;

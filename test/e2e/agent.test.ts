@@ -269,6 +269,27 @@ describe('API checks end to end', () => {
   });
 });
 
+describe('private-location proxy', () => {
+  it('sends API checks of the location through its proxyUrl, credentials never logged', async () => {
+    const { recordingProxy } = await import('../helpers/proxy.js');
+    const proxy = await recordingProxy({ user: 'agentproxy', pass: 'proxy-secret-pw' });
+    cleanup.push(() => proxy.close());
+    const web = await httpServer();
+    cleanup.push(() => web.close());
+    const { svc, pl, agent } = await setup();
+    expect((await svc.api('PUT', `/v1/private-locations/${pl.id}`, { name: 'proxied', proxyUrl: proxy.url })).status).toBe(200);
+    const api = await svc.api('POST', '/v1/checks/api', {
+      name: 'via proxy', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName], request: { method: 'GET', url: `${web.url}/json` },
+    });
+    const r = await firstResult(svc, api.body.id);
+    expect(r.hasFailures).toBe(false);
+    expect(proxy.seen.some((s) => s.target === new URL(web.url).host)).toBe(true);
+    const logs = agent.proc.logs.map((l) => JSON.stringify(l)).join('\n') + svc.proc.logs.map((l) => JSON.stringify(l)).join('\n');
+    expect(logs).not.toContain('proxy-secret-pw');
+    expect(JSON.stringify(r)).not.toContain('proxy-secret-pw');
+  });
+});
+
 describe('outpost start', () => {
   it('runs data-center checks on the built-in agent, labelled with their location', async () => {
     const svc = await startService({}, 'start');

@@ -71,3 +71,21 @@ describe('API runner', () => {
     expect(out.error).toBeNull();
   });
 });
+
+describe('API runner through a proxy', () => {
+  it('tunnels through the proxy with its credentials, and reports a refused tunnel', async () => {
+    const { recordingProxy } = await import('../helpers/proxy.js');
+    const proxy = await recordingProxy({ user: 'pxuser', pass: 'px-pass' });
+    try {
+      const through = await runApi({ ...job({ url: `${web.url}/json` }), proxyUrl: proxy.url }, { signal: new AbortController().signal, deadline: Date.now() + 3000, log });
+      expect(through.error).toBeNull();
+      expect(proxy.seen.at(-1)).toEqual({ target: new URL(web.url).host, auth: `Basic ${Buffer.from('pxuser:px-pass').toString('base64')}` });
+      const wrong = proxy.url.replace('px-pass', 'nope');
+      const refused = await runApi({ ...job({ url: `${web.url}/json` }), proxyUrl: wrong }, { signal: new AbortController().signal, deadline: Date.now() + 3000, log });
+      expect(refused.error).toMatch(/^the proxy refused the tunnel to 127\.0\.0\.1:\d+ \(status 407\)$/);
+      expect(JSON.stringify(refused)).not.toContain('nope');
+    } finally {
+      await proxy.close();
+    }
+  });
+});

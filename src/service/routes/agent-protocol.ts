@@ -21,6 +21,7 @@ interface Caller {
   keyId: string | null;
   privateLocationId: string | null;
   slugName: string | null;
+  proxyUrl: string | null;
   queueKeys: string[];
 }
 
@@ -87,14 +88,14 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     if (!raw) throw new ApiError(401, 'Missing private-location key: send Authorization: Bearer <PRIVATE_LOCATION_KEY>');
     const internal = deps.internalAgentToken;
     if (internal && raw.length === internal.length && timingSafeEqual(Buffer.from(raw), Buffer.from(internal))) {
-      return { keyId: null, privateLocationId: null, slugName: null, queueKeys: DATA_CENTER_QUEUES };
+      return { keyId: null, privateLocationId: null, slugName: null, proxyUrl: null, queueKeys: DATA_CENTER_QUEUES };
     }
     const hash = hashKey(raw);
     let grant = deps.agents.cachedGrant(hash);
     if (!grant) {
       const loc = await locationByKey(deps.db, hash);
       if (!loc) throw new ApiError(401, 'Invalid or revoked private-location key');
-      grant = { keyId: loc.key_id, privateLocationId: loc.id, accountId: loc.account_id, slugName: loc.slug_name };
+      grant = { keyId: loc.key_id, privateLocationId: loc.id, accountId: loc.account_id, slugName: loc.slug_name, proxyUrl: loc.proxy_url };
       deps.agents.cacheGrant(hash, grant);
     }
     const last = lastSeenWrite.get(grant.privateLocationId) ?? 0;
@@ -102,7 +103,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       lastSeenWrite.set(grant.privateLocationId, Date.now());
       await markSeen(deps.db, grant.privateLocationId);
     }
-    return { keyId: grant.keyId, privateLocationId: grant.privateLocationId, slugName: grant.slugName, queueKeys: [`pl:${grant.privateLocationId}`] };
+    return { keyId: grant.keyId, privateLocationId: grant.privateLocationId, slugName: grant.slugName, proxyUrl: grant.proxyUrl, queueKeys: [`pl:${grant.privateLocationId}`] };
   }
 
   /** An uptime agent reads only the uptime lane of its queues; a full agent reads both. */
@@ -139,7 +140,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const jobs = await deps.jobs.lease(lessee, b.max, Math.min(b.waitMs, deps.config.pollSeconds * 1000), gone.signal);
     if (jobs === 'revoked') throw new ApiError(401, 'Invalid or revoked private-location key');
     deps.agents.touch(b.agentId);
-    return { jobs };
+    // API checks from a private location go out through its proxy, when it has one.
+    return { jobs: c.proxyUrl ? jobs.map((j) => (j.checkType === 'API' ? { ...j, proxyUrl: c.proxyUrl } : j)) : jobs };
   });
 
   app.post<{ Body: { agentId: string; results: RunResult[] } }>('/agent/v1/results', opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }), async (req) => {

@@ -99,6 +99,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     async (req) => {
       const row = await store.updatePrivateLocation(deps.db, req.accountId, req.params.id, req.body);
       if (!row) throw notFound('Private location', req.params.id);
+      deps.agents.forgetGrants((g) => g.privateLocationId === row.id);
       return view(row, await store.keysOf(deps.db, [row.id]));
     },
   );
