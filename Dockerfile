@@ -15,7 +15,7 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 ARG RUNTIMES="2026.04"
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium ca-certificates tini \
+ && apt-get install -y --no-install-recommends chromium ca-certificates tini iputils-ping \
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --create-home --home-dir /home/outpost outpost \
  && mkdir -p /var/lib/outpost/spool && chown -R outpost:outpost /var/lib/outpost

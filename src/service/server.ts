@@ -14,6 +14,7 @@ import checksTcp from './routes/checks-tcp.js';
 import checksUrl from './routes/checks-url.js';
 import checksDns from './routes/checks-dns.js';
 import checksApi from './routes/checks-api.js';
+import checksIcmp from './routes/checks-icmp.js';
 import checksHeartbeat from './routes/checks-heartbeat.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
@@ -97,7 +98,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, snippets, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksIcmp, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, snippets, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

@@ -290,6 +290,15 @@ describe('private-location proxy', () => {
   });
 });
 
+describe('ICMP checks end to end', () => {
+  it('ping loopback from an uptime-profile agent', async () => {
+    const { svc, pl } = await setup({}, { OUTPOST_AGENT_PROFILE: 'uptime' });
+    const res = await svc.api('POST', '/v1/checks/icmp', { name: 'ping', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName], request: { hostname: '127.0.0.1', pingCount: 2 } });
+    const r = await firstResult(svc, res.body.id);
+    expect(r).toMatchObject({ hasFailures: false, icmpCheckResult: { packetsSent: 2, packetsReceived: 2, packetLoss: 0 } });
+  });
+});
+
 describe('outpost start', () => {
   it('runs data-center checks on the built-in agent, labelled with their location', async () => {
     const svc = await startService({}, 'start');

@@ -321,3 +321,14 @@ describe('snippets', () => {
     expectError(await svc.api('GET', `/v1/snippets/${created.body.id}`), 404);
   });
 });
+
+describe('ICMP checks', () => {
+  it('create with the ICMP defaults and refuse bad counts and hostnames', async () => {
+    const res = await svc.api('POST', '/v1/checks/icmp', { name: 'ping', request: { hostname: 'host.test' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ checkType: 'ICMP', degradedResponseTime: 10000, maxResponseTime: 20000, request: { hostname: 'host.test', ipFamily: 'IPv4', pingCount: 10, assertions: [] } });
+    expectError(await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: 'h', pingCount: 51 } }), 400, /pingCount/);
+    expectError(await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: '-f' } }), 400, /request\.hostname must match pattern/);
+    expectError(await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: 'h', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } }), 400, /source must be one of "LATENCY", "JSON_RESPONSE"/);
+  });
+});

@@ -58,6 +58,9 @@ describe.each(['Dockerfile', 'Dockerfile.uptime'])('%s', (name) => {
       for (const src of parts.slice(0, -1)) expect(fs.existsSync(path.join(root, src)), `${name}: COPY ${src}`).toBe(true);
     }
   });
+  it('carries ping for ICMP checks (iputils keeps its cap_net_raw for a non-root user)', () => {
+    expect(final.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n')).toMatch(/apt-get install[^\n]*iputils-ping/);
+  });
   it('builds with the lock file and without dev dependencies in the image', () => {
     const runs = all.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');
     expect(runs).toMatch(/npm ci/);
