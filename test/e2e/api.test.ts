@@ -332,3 +332,22 @@ describe('ICMP checks', () => {
     expectError(await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: 'h', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } }), 400, /source must be one of "LATENCY", "JSON_RESPONSE"/);
   });
 });
+
+describe('generic check update (op 2)', () => {
+  it('updates any type through its own rules and answers {checkType, id}', async () => {
+    const { body: tcpCheck } = await svc.api('POST', '/v1/checks/tcp', tcp({ activated: false }));
+    const res = await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', name: 'renamed', request: { port: 22 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ checkType: 'TCP', id: tcpCheck.id });
+    expect((await svc.api('GET', `/v1/checks/${tcpCheck.id}`)).body).toMatchObject({ name: 'renamed', request: { port: 22, hostname: '127.0.0.1' } });
+    expectError(await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { script: '', name: 'x' }), 400, /heartbeat is required/);
+    expectError(await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', frequency: 3 }), 400, /frequency must be one of/);
+    expectError(await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', checkType: 'URL' }), 400, /checkType cannot change/);
+    expectError(await svc.api('PUT', '/v1/checks/00000000-0000-0000-0000-000000000000', { heartbeat: {}, script: '' }), 404);
+
+    const { body: hb } = await svc.api('POST', '/v1/checks/heartbeat', { name: 'hb', script: '', heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' } });
+    const hbRes = await svc.api('PUT', `/v1/checks/${hb.id}`, { heartbeat: { period: 2 }, script: 'x' });
+    expect(hbRes.body).toEqual({ checkType: 'HEARTBEAT', id: hb.id });
+    expect((await svc.api('GET', `/v1/checks/${hb.id}`)).body.heartbeat).toMatchObject({ period: 2, periodUnit: 'hours', pingToken: hb.heartbeat.pingToken });
+  });
+});

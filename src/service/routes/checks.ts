@@ -4,7 +4,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { CHECK_TYPES, PAGE_LIMIT_MAX } from '../../domain/limits.js';
 import { getCheck, listChecks, deleteCheck, toApi } from '../store/checks.js';
 import { idParams } from './check-fields.js';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
+
+const TYPE_PATHS: Record<string, string> = { TCP: 'tcp', URL: 'url', DNS: 'dns', API: 'api', ICMP: 'icmp', HEARTBEAT: 'heartbeat' };
 import type { Deps } from '../deps.js';
 
 const listQuery = {
@@ -31,6 +33,37 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     if (!row) throw notFound('Check', req.params.id);
     return toApi(row, deps.pingBase());
   });
+
+  // Op 2: the generic update. The spec requires `heartbeat` and `script` in its body for every
+  // type; the rest is applied by the type's own update route, so each type's rules hold here too.
+  const genericBody = {
+    type: 'object',
+    required: ['heartbeat', 'script'],
+    properties: { heartbeat: { type: 'object' }, script: { type: 'string' }, checkType: { type: 'string', enum: [...CHECK_TYPES] } },
+  };
+  app.put<{ Params: { id: string }; Body: Record<string, any>; Querystring: Record<string, string> }>(
+    '/v1/checks/:id',
+    { schema: { params: idParams, body: genericBody, querystring: { type: 'object', properties: { autoAssignAlerts: { type: 'boolean' } } } } },
+    async (req, reply) => {
+      const row = await getCheck(deps.db, req.params.id, req.accountId);
+      if (!row) throw notFound('Check', req.params.id);
+      if (req.body.checkType && req.body.checkType !== row.check_type) {
+        throw new ApiError(400, `checkType cannot change: check ${row.id} is a ${row.check_type} check`, { field: 'checkType', rule: 'immutable' });
+      }
+      const path = TYPE_PATHS[row.check_type];
+      if (!path) throw new ApiError(400, `${row.check_type} checks cannot be updated by this service`, { field: 'checkType', rule: 'supported' });
+      const { heartbeat, script, checkType: _t, ...rest } = req.body;
+      const payload = row.check_type === 'HEARTBEAT' ? { ...rest, heartbeat, script } : rest;
+      const res = await app.inject({
+        method: 'PUT',
+        url: `/v1/checks/${path}/${row.id}`,
+        headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' },
+        payload: JSON.stringify(payload),
+      });
+      if (res.statusCode !== 200) return reply.code(res.statusCode).type('application/json').send(res.body);
+      return { checkType: row.check_type, id: row.id };
+    },
+  );
 
   app.delete<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req, reply) => {
     const gone = await deps.db.tx((tx) => deleteCheck(tx, req.params.id, req.accountId));
