@@ -16,6 +16,8 @@ export interface AgentConfig {
   shutdownGraceMs: number;
   spoolDir: string;
   profile: (typeof PROFILES)[number];
+  /** TCP checks resolve through the OS (getaddrinfo) rather than asking DNS directly. */
+  useOsDnsResolver: boolean;
   /** Serve the health server at all (the built-in agent of `outpost start` does not). */
   healthServer: boolean;
 }
@@ -37,6 +39,7 @@ export function agentConfig(env: Record<string, string | undefined> = process.en
     shutdownGraceMs: int(env, 'OUTPOST_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600) * 1000,
     spoolDir: str(env, 'OUTPOST_SPOOL_DIR', path.join(os.homedir(), '.outpost-agent', 'spool')),
     profile: oneOf(env, 'OUTPOST_AGENT_PROFILE', PROFILES, 'full'),
+    useOsDnsResolver: oneOf(env, 'USE_OS_DNS_RESOLVER', ['true', 'false'] as const, 'false') === 'true',
     healthServer: true,
   };
 }

@@ -20,6 +20,19 @@ interface TcpRequest {
 }
 
 const DATA_SOURCES = new Set(['RESPONSE_DATA', 'TEXT_BODY']);
+
+/**
+ * By default a TCP check asks DNS itself (the name servers of /etc/resolv.conf), as the target's
+ * users would; USE_OS_DNS_RESOLVER=true uses the operating system's resolver instead, so
+ * /etc/hosts and NSS apply.
+ */
+const useOsResolver = process.env.USE_OS_DNS_RESOLVER === 'true';
+
+async function resolve(host: string, family: 4 | 6): Promise<string> {
+  if (useOsResolver) return (await dns.lookup(host, { family })).address;
+  const found = family === 6 ? await dns.resolve6(host) : await dns.resolve4(host);
+  return found[0];
+}
 const MAX_READ_BYTES = 1024 * 1024;
 
 export const runTcp: CheckRunner = async (job, ctx) => {
@@ -36,8 +49,7 @@ export const runTcp: CheckRunner = async (job, ctx) => {
 
   try {
     if (net.isIP(req.hostname) === 0) {
-      const found = await withDeadline(dns.lookup(req.hostname, { family }), ctx.deadline, ctx.signal);
-      address = found.address;
+      address = await withDeadline(resolve(req.hostname, family), ctx.deadline, ctx.signal);
     }
     timings.dns = performance.now() - t0;
     phase = 'connecting to';
@@ -49,7 +61,7 @@ export const runTcp: CheckRunner = async (job, ctx) => {
     const e = err as NodeJS.ErrnoException;
     if (e.name === 'TimeoutError' || e.name === 'AbortError') {
       error = `Timed out after ${Math.round(performance.now() - t0)} ms while ${phase} ${req.hostname}:${req.port}`;
-    } else if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA') {
+    } else if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA' || e.code === 'ESERVFAIL' || e.code === 'ECONNREFUSED' && phase === 'resolving') {
       error = `DNS lookup of ${req.hostname} failed (${e.code}) for IPv${family}`;
     } else {
       error = `${e.code ?? e.name}: ${e.message}`;
