@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { request } from 'undici';
 import { launch, cpuSeconds, cpuSecondsOf, rssMb, sleep, type Child } from './procs.js';
 import { startPostgres } from './postgres.js';
+import { benchProbes } from './probes.js';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000);
 const STEADY_S = Number(process.env.BENCH_STEADY_SECONDS ?? 20);
@@ -215,12 +216,21 @@ const fmt = (v: unknown, d = 2) => (typeof v === 'number' ? v.toFixed(d) : Strin
 async function main() {
   const target = await tcpTarget();
   say(`Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`);
+  const only = process.env.BENCH_ONLY; // 'tcp' or 'probes'
   try {
-    await benchOutpost(target.port);
-    await benchBlackbox(target.port);
-    await benchBareNode(target.port);
+    if (only !== 'probes') {
+      await benchOutpost(target.port);
+      await benchBlackbox(target.port);
+      await benchBareNode(target.port);
+    }
   } finally {
     target.close();
+  }
+  if (only !== 'tcp') out.probes = await benchProbes(say);
+  if (only === 'probes') {
+    say('');
+    say(JSON.stringify(out));
+    return;
   }
   const st = out.steady as Record<string, number>;
   const dr = out.drain as Record<string, number>;

@@ -1,0 +1,155 @@
+// npm run bench, second part: URL, API, DNS and ICMP checks through the real service and agent,
+// each beside blackbox_exporter's figure for the same probe in the same run, and the timing
+// error of the URL runner (reported minus injected delay) at concurrency 1 and 100.
+
+import http from 'node:http';
+import dgram from 'node:dgram';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { execFileSync, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import type * as DnsPacket from 'dns-packet';
+import { launch, cpuSeconds, sleep, percentile } from './procs.js';
+import { startStack, createChecks, drain } from './stack.js';
+
+const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
+const CHECKS = Number(process.env.BENCH_PROBE_CHECKS ?? 2000);
+const BACKLOG_S = Number(process.env.BENCH_PROBE_BACKLOG_SECONDS ?? 20);
+const PEER_S = Number(process.env.BENCH_PEER_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_AGENT_CONCURRENCY ?? 100);
+
+async function httpTarget() {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
+    res.end('ok');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => server.close() };
+}
+
+async function dnsTarget() {
+  const sock = dgram.createSocket('udp4');
+  sock.on('message', (msg, rinfo) => {
+    const q = packet.decode(msg);
+    const reply = packet.encode({ type: 'response', id: q.id, flags: packet.AUTHORITATIVE_ANSWER, questions: q.questions, answers: [{ name: 'probe.test', type: 'A', ttl: 300, class: 'IN', data: '127.0.0.1' }] });
+    sock.send(reply, rinfo.port, rinfo.address);
+  });
+  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
+  return { port: sock.address().port, close: () => sock.close() };
+}
+
+async function blackbox(module: string, target: string): Promise<{ cpuSecondsPer1000: number; probesPerSecond: number } | string> {
+  let bin: string;
+  try {
+    bin = execFileSync('sh', ['-c', 'command -v prometheus-blackbox-exporter'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'not installed';
+  }
+  const port = 20115 + Math.floor(Math.random() * 1000);
+  const bbe = launch([`--config.file=${path.resolve('../shared/bench/blackbox.yml')}`, `--web.listen-address=127.0.0.1:${port}`], {}, bin);
+  try {
+    await bbe.waitFor((l) => /Listening on|msg="Listening/.test(l), 15_000).catch(() => sleep(1500));
+    const url = `http://127.0.0.1:${port}/probe?module=${module}&target=${encodeURIComponent(target)}`;
+    const probe = async () => void (await (await request(url)).body.text());
+    const end0 = Date.now() + 1000;
+    while (Date.now() < end0) await probe();
+    const c0 = cpuSeconds(bbe.child.pid!);
+    let n = 0;
+    const end = Date.now() + PEER_S * 1000;
+    await Promise.all(Array.from({ length: 10 }, async () => {
+      while (Date.now() < end) {
+        await probe();
+        n++;
+      }
+    }));
+    return { cpuSecondsPer1000: ((cpuSeconds(bbe.child.pid!) - c0) / n) * 1000, probesPerSecond: n / PEER_S };
+  } finally {
+    await bbe.stop();
+  }
+}
+
+/** Timing error of the URL runner against a server (in its own process) with known delays. */
+async function timingError(): Promise<Record<string, unknown>> {
+  const server = fork(fileURLToPath(new URL('./delay-server.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((r) => server.once('message', (m) => r((m as { port: number }).port)));
+  const { runUrl } = await import('../checks/url.js');
+  const { createLogger } = await import('../log.js');
+  const log = createLogger('bench', 'ERROR');
+  const DELAY = 20;
+  const out: Record<string, unknown> = {};
+  try {
+    for (const concurrency of [1, 100]) {
+      const total = concurrency === 1 ? 200 : 2000;
+      const firstByte: number[] = [];
+      const download: number[] = [];
+      let i = 0;
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        while (i < total) {
+          i++;
+          const job = { id: 'b', checkId: 'b', checkType: 'URL', location: 'bench', dueAt: 0, timeoutMs: 10_000, check: { name: 'b', request: { url: `http://127.0.0.1:${port}/`, assertions: [] }, degradedResponseTime: null, maxResponseTime: null, shouldFail: false } };
+          const r = await runUrl(job, { signal: new AbortController().signal, deadline: Date.now() + 10_000, log });
+          const p = (r.detail.apiCheckResult as { response: { timingPhases: { firstByte: number; download: number } } }).response.timingPhases;
+          firstByte.push(p.firstByte - DELAY);
+          download.push(p.download - DELAY);
+        }
+      }));
+      firstByte.sort((a, b) => a - b);
+      download.sort((a, b) => a - b);
+      out[`c${concurrency}`] = {
+        firstByteErrorP50: percentile(firstByte, 50), firstByteErrorP99: percentile(firstByte, 99),
+        downloadErrorP50: percentile(download, 50), downloadErrorP99: percentile(download, 99),
+      };
+    }
+  } finally {
+    server.kill();
+  }
+  return out;
+}
+
+export async function benchProbes(say: (s: string) => void): Promise<Record<string, unknown>> {
+  const web = await httpTarget();
+  const ns = await dnsTarget();
+  const out: Record<string, unknown> = {};
+  const types: { name: string; path: string; body: () => Record<string, unknown>; module: string; target: string }[] = [
+    { name: 'URL', path: '/v1/checks/url', body: () => ({ request: { url: `${web.url}/ok` } }), module: 'http_2xx', target: `${web.url}/ok` },
+    { name: 'API', path: '/v1/checks/api', body: () => ({ request: { method: 'GET', url: `${web.url}/ok`, assertions: [{ source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'ok' }] } }), module: 'http_2xx', target: `${web.url}/ok` },
+    { name: 'DNS', path: '/v1/checks/dns', body: () => ({ request: { recordType: 'A', query: 'probe.test', nameServer: '127.0.0.1', port: ns.port } }), module: 'dns_udp', target: `127.0.0.1:${ns.port}` },
+    { name: 'ICMP', path: '/v1/checks/icmp', body: () => ({ request: { hostname: '127.0.0.1', pingCount: 1 } }), module: 'icmp', target: '127.0.0.1' },
+  ];
+  try {
+    for (const t of types) {
+      const stack = await startStack({ concurrency: CONCURRENCY });
+      try {
+        await createChecks(stack, CHECKS, t.path, t.body);
+        await sleep(11_000);
+        out[t.name] = { outpost: await drain(stack, BACKLOG_S, CHECKS / 100), blackbox: await blackbox(t.module, t.target) };
+      } finally {
+        await stack.stop();
+      }
+    }
+    out.timingError = await timingError();
+  } finally {
+    web.close();
+    ns.close();
+  }
+  say('');
+  say('| check type | agent checks/s (drain) | agent CPU-s per 1,000 | blackbox_exporter CPU-s per 1,000 | ratio | target |');
+  say('|---|---|---|---|---|---|');
+  const targets: Record<string, string> = { URL: '≤ 0.4', API: '≤ 0.4', DNS: '≤ 0.2', ICMP: '≤ 0.2' };
+  for (const t of types) {
+    const r = out[t.name] as { outpost: { checksPerSecond: number; agentCpuSecondsPer1000: number }; blackbox: { cpuSecondsPer1000: number } | string };
+    const bb = typeof r.blackbox === 'string' ? r.blackbox : r.blackbox.cpuSecondsPer1000.toFixed(3);
+    const ratio = typeof r.blackbox === 'string' ? '' : (r.outpost.agentCpuSecondsPer1000 / r.blackbox.cpuSecondsPer1000).toFixed(2);
+    say(`| ${t.name} | ${r.outpost.checksPerSecond.toFixed(0)} | ${r.outpost.agentCpuSecondsPer1000.toFixed(3)} | ${bb} | ${ratio} | ${targets[t.name]} |`);
+  }
+  const te = out.timingError as Record<string, Record<string, number>>;
+  say('');
+  say('| URL timing error (reported − injected 20 ms) | p50 ms | p99 ms | target p99 |');
+  say('|---|---|---|---|');
+  for (const c of ['c1', 'c100']) {
+    say(`| first byte, concurrency ${c.slice(1)} | ${te[c].firstByteErrorP50.toFixed(2)} | ${te[c].firstByteErrorP99.toFixed(2)} | ${c === 'c1' ? '≤ 1' : '≤ 5'} |`);
+    say(`| download, concurrency ${c.slice(1)} | ${te[c].downloadErrorP50.toFixed(2)} | ${te[c].downloadErrorP99.toFixed(2)} | ${c === 'c1' ? '≤ 1' : '≤ 5'} |`);
+  }
+  return out;
+}
