@@ -1,7 +1,7 @@
 // One HTTP exchange with its timing phases measured on the socket: shared by URL and API checks.
 //
-// Each run gets its own undici Agent whose connector does the DNS lookup, the TCP connect and the
-// TLS handshake itself, so every phase is a clock reading at the event, not a guess. The Agent
+// Each run gets its own undici Client whose connector does the DNS lookup, the TCP connect and the
+// TLS handshake itself, so every phase is a clock reading at the event, not a guess. The Client
 // is closed after the run: a check measures a fresh connection every time, as a user's first
 // visit would.
 
@@ -10,11 +10,11 @@ import tls from 'node:tls';
 import dns from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import type { Dispatcher, Agent as AgentType } from 'undici';
+import type { Dispatcher, Client as ClientType } from 'undici';
 
 const require = createRequire(import.meta.url);
 // The package index would also load fetch, WebSocket and caches; the agent needs these two.
-const Agent = require('undici/lib/dispatcher/agent.js') as typeof AgentType;
+const Client = require('undici/lib/dispatcher/client.js') as typeof ClientType;
 const { request: dispatcherRequest } = require('undici/lib/api/index.js') as {
   request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 };
@@ -115,9 +115,8 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
   let remoteAddress: string | null = null;
   let phase = 'dns';
 
-  const agent = new Agent({
-    connections: 1,
-    pipelining: 0,
+  const agent = new Client(target.origin, {
+    pipelining: 1,
     connect(opts: { hostname: string; port: string | number; protocol: string; servername?: string | null }, cb: (err: Error | null, socket: net.Socket | null) => void) {
       const host = opts.hostname.replace(/^\[|\]$/g, '');
       const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
@@ -179,12 +178,13 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
       if (net.isIP(lookupHost)) afterLookup(null, lookupHost);
       else dns.lookup(lookupHost, { family }, (err, address) => afterLookup(err, address));
     },
-  } as unknown as ConstructorParameters<typeof Agent>[0]);
+  } as unknown as ConstructorParameters<typeof Client>[1]);
 
   const onAbort = () => agent.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })).catch(() => {});
   const timer = setTimeout(onAbort, Math.max(0, req.deadline - Date.now()));
   req.signal.addEventListener('abort', onAbort, { once: true });
   const partial = (): Partial<HttpOutcome> => ({ url: req.url, tls: tlsFacts, remoteAddress });
+  let clean = false;
   try {
     const res = await dispatcherRequest.call(agent, {
       origin: target.origin,
@@ -192,7 +192,6 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
       method: req.method as Dispatcher.HttpMethod,
       headers: req.headers,
       body: req.body ?? undefined,
-      reset: true,
     });
     mark.response = performance.now();
     phase = 'download';
@@ -207,6 +206,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
       }
     }
     mark.end = performance.now();
+    clean = true;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     return {
@@ -251,7 +251,8 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
   } finally {
     clearTimeout(timer);
     req.signal.removeEventListener('abort', onAbort);
-    agent.destroy().catch(() => {});
+    // close() after a clean exchange: destroy() builds an error (and its stack) every time.
+    (clean ? agent.close() : agent.destroy()).catch(() => {});
   }
 }
 
