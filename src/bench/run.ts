@@ -12,12 +12,12 @@
 
 import net from 'node:net';
 import os from 'node:os';
-import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
-import { launch, cpuSeconds, cpuSecondsOf, rssMb, sleep, type Child } from './procs.js';
+import { launch, cpuSeconds, cpuSecondsOf, rssMb, sleep } from './procs.js';
+import { startStack, createChecks, drain } from './stack.js';
 import { startPostgres } from './postgres.js';
 import { benchProbes } from './probes.js';
 
@@ -40,121 +40,49 @@ async function tcpTarget(): Promise<{ port: number; close(): void }> {
   return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
 }
 
-async function api(base: string, key: string, method: string, p: string, body?: unknown) {
-  const res = await request(base + p, {
-    method: method as 'GET',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-async function metric(base: string, name: string, labels = ''): Promise<number> {
-  const res = await request(`${base}/metrics`);
-  const text = await res.body.text();
-  const line = text.split('\n').find((l) => l.startsWith(name + (labels ? `{${labels}}` : ' ')) || l.startsWith(`${name}{${labels}}`));
-  return line ? Number(line.split(' ').pop()) : NaN;
-}
-
-async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>) {
-  let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  }));
-}
-
 async function benchOutpost(target: number) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-'));
-  const key = `bench-${Date.now()}-key-0123456789`;
   // BENCH_STORAGE=postgres: a throwaway PostgreSQL server instead of the embedded database.
   const pg = process.env.BENCH_STORAGE === 'postgres' ? await startPostgres() : null;
   out.storage = pg ? 'postgres' : 'embedded';
-  const svc = launch(['service'], { PORT: '0', OUTPOST_DATA_DIR: dir, OUTPOST_API_KEY: key, LOG_LEVEL: 'WARN', ...(pg ? { DATABASE_URL: `${pg.url}/postgres` } : {}) });
-  let agent: Child | null = null;
+  const stack = await startStack({ concurrency: CONCURRENCY, env: pg ? { DATABASE_URL: `${pg.url}/postgres` } : {} });
   try {
-    const line = await svc.waitFor((l) => l.includes('Base URL'));
-    const base = line.split('Base URL:')[1].trim();
-    const pl = await api(base, key, 'POST', '/v1/private-locations', { name: 'bench', slugName: 'bench' });
-    agent = launch(['agent'], {
-      API_KEY: pl.keys[0].rawKey, OUTPOST_URL: base, JOB_CONCURRENCY: String(CONCURRENCY), AGENT_HEALTH_PORT: '0',
-      AGENT_HEALTH_HOST: '127.0.0.1', OUTPOST_SPOOL_DIR: path.join(dir, 'spool'), LOG_LEVEL: 'INFO',
-    });
-    await agent.waitFor((l) => l.includes('registered with the service'));
     await sleep(3000);
-    const agentPid = agent.child.pid!;
-    const svcPid = svc.child.pid!;
+    const agentPid = stack.agent.child.pid!;
+    const svcPid = stack.svc.child.pid!;
     out.agentIdleRssMb = rssMb(agentPid);
-
-    const t0 = Date.now();
-    await pool(Array.from({ length: CHECKS }, (_, i) => i), 16, async (i) => {
-      await api(base, key, 'POST', '/v1/checks/tcp', {
-        name: `bench ${i}`, frequency: 0, frequencyOffset: 10, privateLocations: ['bench'],
-        request: { hostname: '127.0.0.1', port: target },
-      });
-    });
-    out.checkCreatesPerSecond = CHECKS / ((Date.now() - t0) / 1000);
+    out.checkCreatesPerSecond = await createChecks(stack, CHECKS, '/v1/checks/tcp', () => ({ request: { hostname: '127.0.0.1', port: target } }));
 
     // Steady: the agent keeps up with CHECKS/10 runs per second. First let any backlog from the
     // creation phase drain, and every check come due once.
     await sleep(10_000);
-    for (let i = 0; i < 120 && (await metric(base, 'outpost_jobs_pending')) > CHECKS / 100; i++) await sleep(500);
+    for (let i = 0; i < 120 && (await stack.metric('outpost_jobs_pending')) > CHECKS / 100; i++) await sleep(500);
     await sleep(2_000);
     let rssMax = 0;
     const steadyEnd = Date.now() + STEADY_S * 1000;
-    const r0 = await metric(base, 'outpost_results_stored_total');
+    const r0 = await stack.metric('outpost_results_stored_total');
     const a0 = cpuSeconds(agentPid);
     const s0 = cpuSeconds(svcPid);
     while (Date.now() < steadyEnd) {
       rssMax = Math.max(rssMax, rssMb(agentPid));
       await sleep(500);
     }
-    const r1 = await metric(base, 'outpost_results_stored_total');
+    const r1 = await stack.metric('outpost_results_stored_total');
     out.steady = {
       runsPerSecond: (r1 - r0) / STEADY_S,
       agentCpuSecondsPer1000: ((cpuSeconds(agentPid) - a0) / (r1 - r0)) * 1000,
       serviceCpuSecondsPer1000: ((cpuSeconds(svcPid) - s0) / (r1 - r0)) * 1000,
-      dispatchP50Ms: (await metric(base, 'outpost_dispatch_latency_recent_seconds', 'quantile="0.5"')) * 1000,
-      dispatchP99Ms: (await metric(base, 'outpost_dispatch_latency_recent_seconds', 'quantile="0.99"')) * 1000,
+      dispatchP50Ms: (await stack.metric('outpost_dispatch_latency_recent_seconds', 'quantile="0.5"')) * 1000,
+      dispatchP99Ms: (await stack.metric('outpost_dispatch_latency_recent_seconds', 'quantile="0.99"')) * 1000,
       agentRssMaxMb: rssMax,
     };
 
-    // Backlog: freeze the agent, let runs pile up, thaw it and time the drain.
-    process.kill(agentPid, 'SIGSTOP');
-    await sleep(BACKLOG_S * 1000);
-    const pending = await metric(base, 'outpost_jobs_pending');
-    const b0 = await metric(base, 'outpost_results_stored_total');
-    const ta0 = cpuSeconds(agentPid);
-    const ts0 = cpuSeconds(svcPid);
-    const tp0 = pg ? cpuSecondsOf('postgres') : 0;
-    const tb0 = Date.now();
-    process.kill(agentPid, 'SIGCONT');
-    let peakRss = 0;
-    for (;;) {
-      await sleep(200);
-      peakRss = Math.max(peakRss, rssMb(agentPid));
-      if ((await metric(base, 'outpost_jobs_pending')) < CHECKS / 10) break;
-      if (Date.now() - tb0 > 120_000) break;
-    }
-    const drainS = (Date.now() - tb0) / 1000;
-    const b1 = await metric(base, 'outpost_results_stored_total');
-    const n = b1 - b0;
-    out.drain = {
-      backlog: pending,
-      checks: n,
-      seconds: drainS,
-      checksPerSecond: n / drainS,
-      agentCpuSecondsPer1000: ((cpuSeconds(agentPid) - ta0) / n) * 1000,
-      serviceCpuSecondsPer1000: ((cpuSeconds(svcPid) - ts0) / n) * 1000,
-      postgresCpuSecondsPer1000: pg ? ((cpuSecondsOf('postgres') - tp0) / n) * 1000 : null,
-      agentRssMaxMb: peakRss,
-    };
+    // Backlog: the agent's top speed, and the PostgreSQL server's share when it is the store.
+    const p0 = pg ? cpuSecondsOf('postgres') : 0;
+    const d = await drain(stack, BACKLOG_S, CHECKS / 10);
+    out.drain = { ...d, postgresCpuSecondsPer1000: pg ? ((cpuSecondsOf('postgres') - p0) / d.checks) * 1000 : null };
   } finally {
-    await agent?.stop();
-    await svc.stop();
+    await stack.stop();
     pg?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

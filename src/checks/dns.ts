@@ -10,6 +10,7 @@ import type * as DnsPacket from 'dns-packet';
 import { evaluateAssertions, describeFailure, type Assertion, type Actual } from '../domain/assertions.js';
 import { jsonPath } from '../domain/json-path.js';
 import type { CheckRunner } from './types.js';
+import { untilDeadline } from './deadline.js';
 
 const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
 
@@ -125,48 +126,24 @@ function textLine(a: DnsPacket.Answer): string {
   return `${a.name}.\t${(a as { ttl?: number }).ttl ?? 0}\tIN\t${a.type}\t${dataText(a)}`;
 }
 
-function timeoutError(): Error {
-  return Object.assign(new Error('timed out'), { name: 'TimeoutError' });
-}
-
 function overUdp(query: Buffer, host: string, port: number, deadline: number, signal: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
-    const id = query.readUInt16BE(0);
-    const done = (err: Error | null, msg?: Buffer) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      sock.close();
-      if (err) reject(err);
-      else resolve(msg!);
-    };
-    const onAbort = () => done(timeoutError());
-    const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
-    signal.addEventListener('abort', onAbort, { once: true });
-    sock.on('error', (e) => done(e));
+  const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+  const id = query.readUInt16BE(0);
+  return untilDeadline<Buffer>(deadline, signal, () => sock.close(), (settle) => {
+    sock.on('error', (e) => settle(e));
     // Anything that is not the answer to this query (a late reply, a stray packet) is ignored.
     sock.on('message', (msg) => {
-      if (msg.length >= 2 && msg.readUInt16BE(0) === id) done(null, msg);
+      if (msg.length >= 2 && msg.readUInt16BE(0) === id) settle(null, msg);
     });
     sock.send(query, port, host);
   });
 }
 
 function overTcp(query: Buffer, host: string, port: number, deadline: number, signal: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect({ host, port });
-    let buf = Buffer.alloc(0);
-    const done = (err: Error | null, msg?: Buffer) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      sock.destroy();
-      if (err) reject(err);
-      else resolve(msg!);
-    };
-    const onAbort = () => done(timeoutError());
-    const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
-    signal.addEventListener('abort', onAbort, { once: true });
-    sock.on('error', (e) => done(e));
+  const sock = net.connect({ host, port });
+  let buf = Buffer.alloc(0);
+  return untilDeadline<Buffer>(deadline, signal, () => sock.destroy(), (settle) => {
+    sock.on('error', (e) => settle(e));
     sock.on('connect', () => {
       const len = Buffer.alloc(2);
       len.writeUInt16BE(query.length);
@@ -174,8 +151,8 @@ function overTcp(query: Buffer, host: string, port: number, deadline: number, si
     });
     sock.on('data', (chunk) => {
       buf = Buffer.concat([buf, chunk]);
-      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) done(null, buf.subarray(2, 2 + buf.readUInt16BE(0)));
+      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) settle(null, buf.subarray(2, 2 + buf.readUInt16BE(0)));
     });
-    sock.on('end', () => done(new Error('the name server closed the connection before answering')));
+    sock.on('end', () => settle(new Error('the name server closed the connection before answering')));
   });
 }

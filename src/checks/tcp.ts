@@ -10,6 +10,7 @@ import dns from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
 import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
 import type { CheckRunner } from './types.js';
+import { untilDeadline } from './deadline.js';
 
 interface TcpRequest {
   hostname: string;
@@ -102,22 +103,8 @@ function round(t: Record<string, number>): Record<string, number> {
   return out;
 }
 
-function timeoutError(): Error {
-  const e = new Error('timed out');
-  e.name = 'TimeoutError';
-  return e;
-}
-
 function withDeadline<T>(p: Promise<T>, deadline: number, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(timeoutError()), Math.max(0, deadline - Date.now()));
-    const onAbort = () => reject(timeoutError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    });
-  });
+  return untilDeadline<T>(deadline, signal, () => {}, (settle) => p.then((v) => settle(null, v), (e) => settle(e)));
 }
 
 function exchange(
@@ -130,24 +117,11 @@ function exchange(
   signal: AbortSignal,
   onPhase: (phase: string, at: number) => void,
 ): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const socket = net.connect({ host, port, family });
-    const chunks: string[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (err: Error | null) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      socket.destroy();
-      if (err) reject(err);
-      else resolve(chunks.join(''));
-    };
-    const onAbort = () => finish(timeoutError());
-    const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
-    signal.addEventListener('abort', onAbort, { once: true });
-
+  const socket = net.connect({ host, port, family });
+  const chunks: string[] = [];
+  let size = 0;
+  return untilDeadline<string>(deadline, signal, () => socket.destroy(), (settle) => {
+    const finish = (err: Error | null) => settle(err, chunks.join(''));
     socket.setNoDelay(true);
     socket.once('connect', () => {
       onPhase('reading from', performance.now());
@@ -160,8 +134,7 @@ function exchange(
       size += chunk.length;
       if (size >= MAX_READ_BYTES || dataAssertions.length === 0) return finish(null);
       const text = chunks.join('');
-      const all = evaluateAssertions(dataAssertions, () => text);
-      if (all.every((o) => o.passed)) finish(null);
+      if (evaluateAssertions(dataAssertions, () => text).every((o) => o.passed)) finish(null);
     });
     socket.once('end', () => finish(null));
     socket.once('close', () => finish(null));
