@@ -2,16 +2,8 @@
 // HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply to this connection; NODE_EXTRA_CA_CERTS is read by
 // Node itself at start.
 
-import { createRequire } from 'node:module';
-import type { Dispatcher, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
-
-// undici's index loads fetch, WebSocket, caches and mocks: about 8 MB of resident memory the
-// agent never uses. These two modules are all the protocol needs.
-const require = createRequire(import.meta.url);
-const EnvHttpProxyAgent = require('undici/lib/dispatcher/env-http-proxy-agent.js') as typeof EnvHttpProxyAgentType;
-const { request: dispatcherRequest } = require('undici/lib/api/index.js') as {
-  request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-};
+import type { Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, requestOn } from '../undici-lite.js';
 import type { Job, RunResult } from '../domain/run.js';
 
 export class ProtocolError extends Error {
@@ -60,7 +52,7 @@ export class ServiceClient {
 
   private async post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
     const url = new URL(this.baseUrl + path);
-    const res = await dispatcherRequest.call(this.dispatcher, {
+    const res = await requestOn(this.dispatcher, {
       origin: url.origin,
       path: url.pathname,
       method: 'POST',

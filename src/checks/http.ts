@@ -9,15 +9,8 @@ import net from 'node:net';
 import tls from 'node:tls';
 import dns from 'node:dns';
 import { performance } from 'node:perf_hooks';
-import { createRequire } from 'node:module';
-import type { Dispatcher, Client as ClientType } from 'undici';
-
-const require = createRequire(import.meta.url);
-// The package index would also load fetch, WebSocket and caches; the agent needs these two.
-const Client = require('undici/lib/dispatcher/client.js') as typeof ClientType;
-const { request: dispatcherRequest } = require('undici/lib/api/index.js') as {
-  request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-};
+import type { Dispatcher } from 'undici';
+import { Client, requestOn } from '../undici-lite.js';
 
 export interface HttpRequest {
   url: string;
@@ -186,7 +179,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
   const partial = (): Partial<HttpOutcome> => ({ url: req.url, tls: tlsFacts, remoteAddress });
   let clean = false;
   try {
-    const res = await dispatcherRequest.call(agent, {
+    const res = await requestOn(agent, {
       origin: target.origin,
       path: target.pathname + target.search,
       method: req.method as Dispatcher.HttpMethod,

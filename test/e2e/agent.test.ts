@@ -299,6 +299,30 @@ describe('ICMP checks end to end', () => {
   });
 });
 
+describe("the agent's own connection", () => {
+  it('goes through HTTP_PROXY, and around it for hosts in NO_PROXY', async () => {
+    const { recordingProxy } = await import('../helpers/proxy.js');
+    const proxy = await recordingProxy();
+    cleanup.push(() => proxy.close());
+    const svc = await startService();
+    cleanup.push(() => svc.proc.kill('SIGKILL'));
+    const pl = await createPrivateLocation(svc);
+    const via = await startAgent(svc, pl.key, { HTTP_PROXY: proxy.url, NO_PROXY: '' });
+    cleanup.push(() => via.proc.kill('SIGKILL'));
+    await via.proc.waitLog((l) => l.msg === 'registered with the service');
+    // undici tunnels (CONNECT host:port) even to plain-HTTP services; absolute-form would be fine too.
+    const host = new URL(svc.baseUrl).host;
+    const viaProxy = (s: { target: string }) => s.target === host || s.target.startsWith(`${svc.baseUrl}/agent/`);
+    expect(proxy.seen.some(viaProxy)).toBe(true);
+    await via.proc.kill('SIGKILL');
+    const before = proxy.seen.length;
+    const around = await startAgent(svc, pl.key, { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' });
+    cleanup.push(() => around.proc.kill('SIGKILL'));
+    await around.proc.waitLog((l) => l.msg === 'registered with the service');
+    expect(proxy.seen.length).toBe(before);
+  });
+});
+
 describe('outpost start', () => {
   it('runs data-center checks on the built-in agent, labelled with their location', async () => {
     const svc = await startService({}, 'start');

@@ -15,7 +15,19 @@ export async function recordingProxy(credentials?: { user: string; pass: string 
   const seen: RecordingProxy['seen'] = [];
   const expected = credentials ? `Basic ${Buffer.from(`${credentials.user}:${credentials.pass}`).toString('base64')}` : undefined;
   const sockets = new Set<net.Socket>();
-  const server = http.createServer((_req, res) => res.writeHead(405).end());
+  // Plain HTTP through a proxy arrives in absolute form (GET http://host/path): forward it.
+  const server = http.createServer((req, res) => {
+    const auth = req.headers['proxy-authorization'];
+    seen.push({ target: req.url!, auth });
+    if (expected && auth !== expected) return void res.writeHead(407).end();
+    const { ['proxy-authorization']: _a, ...headers } = req.headers;
+    const upstream = http.request(req.url!, { method: req.method, headers }, (up) => {
+      res.writeHead(up.statusCode!, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
   server.on('connect', (req, client: net.Socket) => {
     sockets.add(client);
     const auth = req.headers['proxy-authorization'];
