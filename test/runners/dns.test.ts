@@ -70,3 +70,14 @@ describe('DNS runner', () => {
     expect(out.error).toMatch(/^assertion failed: JSON_ANSWER HAS_KEY "priority"/);
   });
 });
+
+describe('DNS runner, many queries at once', () => {
+  it('answers each of 50 parallel UDP queries with its own response', async () => {
+    const outs = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      run(job({ recordType: i % 2 ? 'A' : 'AAAA', query: 'probe.test' }))));
+    outs.forEach((o, i) => {
+      expect(o.error).toBeNull();
+      expect(detail(o).answers[0]).toContain(i % 2 ? '127.0.0.1' : '::1');
+    });
+  });
+});
