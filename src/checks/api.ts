@@ -6,7 +6,7 @@ import { jsonPath } from '../domain/json-path.js';
 import { fill, maskSecrets, maskDeep, variableMap } from '../domain/placeholders.js';
 import type { Variable } from '../domain/run.js';
 import { runScript } from './script-sandbox.js';
-import { timedRequest, HttpError } from './http.js';
+import { timedRequest, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
 
@@ -167,29 +167,13 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
         apiCheckResult: {
           assertions: shown,
           request,
-          response: {
-            status: res.status,
-            statusText: res.statusText,
-            body: maskSecrets(res.body.slice(0, RESULT_BODY_BYTES), vars),
-            headers: maskDeep(res.headers, vars),
-            timings: res.timings,
-            timingPhases: res.timingPhases,
-            redirects: res.redirects,
-            remoteAddress: res.remoteAddress,
-          },
+          response: responseView(res, res.body.slice(0, RESULT_BODY_BYTES), (v) => maskDeep(v, vars)),
           tls: res.tls,
           requestError: null,
         },
       },
     };
   } catch (err) {
-    const e = err instanceof HttpError ? err : new HttpError((err as Error).message, 'request', {});
-    const message = maskSecrets(e.message, vars);
-    return {
-      responseTime: Math.max(0, Math.round(Date.now() - (ctx.deadline - job.timeoutMs))),
-      error: message,
-      assertions: [],
-      detail: { apiCheckResult: { assertions: [], request, response: null, tls: e.partial.tls ?? null, requestError: message } },
-    };
+    return exchangeFailure(err, request, ctx.deadline - job.timeoutMs, (m) => maskSecrets(m, vars));
   }
-};
+}

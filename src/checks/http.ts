@@ -280,3 +280,29 @@ function tlsFactsOf(sock: tls.TLSSocket): TlsFacts {
     daysRemaining: validTo ? Math.floor((validTo.getTime() - Date.now()) / 86_400_000) : null,
   };
 }
+
+/** The response as results show it (URL and API checks alike); `shown` masks what must not be stored. */
+export function responseView(res: HttpOutcome, body: string, shown: <T>(v: T) => T = (v) => v) {
+  return {
+    status: res.status,
+    statusText: res.statusText,
+    body: shown(body),
+    headers: shown(res.headers),
+    timings: res.timings,
+    timingPhases: res.timingPhases,
+    redirects: res.redirects,
+    remoteAddress: res.remoteAddress,
+  };
+}
+
+/** A URL or API run that got no response: a failed result naming why, with what is known of TLS. */
+export function exchangeFailure(err: unknown, request: unknown, startedAt: number, shown: (s: string) => string = (s) => s) {
+  const e = err instanceof HttpError ? err : new HttpError((err as Error).message, 'request', {});
+  const message = shown(e.message);
+  return {
+    responseTime: Math.max(0, Math.round(Date.now() - startedAt)),
+    error: message,
+    assertions: [],
+    detail: { apiCheckResult: { assertions: [], request, response: null, tls: e.partial.tls ?? null, requestError: message } } as Record<string, unknown>,
+  };
+}

@@ -1,7 +1,7 @@
 // URL check: one GET, judged on its status code.
 
 import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
-import { timedRequest, HttpError } from './http.js';
+import { timedRequest, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
 
@@ -42,19 +42,13 @@ export const runUrl: CheckRunner = async (job, ctx) => {
         apiCheckResult: {
           assertions: outcomes,
           request,
-          response: { status: res.status, statusText: res.statusText, body: '', headers: res.headers, timings: res.timings, timingPhases: res.timingPhases, redirects: res.redirects, remoteAddress: res.remoteAddress },
+          response: responseView(res, ''),
           tls: res.tls,
           requestError: null,
         },
       },
     };
   } catch (err) {
-    const e = err instanceof HttpError ? err : new HttpError((err as Error).message, 'request', {});
-    return {
-      responseTime: Math.max(0, Math.round(Date.now() - (ctx.deadline - job.timeoutMs))),
-      error: e.message,
-      assertions: [],
-      detail: { apiCheckResult: { assertions: [], request, response: null, tls: e.partial.tls ?? null, requestError: e.message } },
-    };
+    return exchangeFailure(err, request, ctx.deadline - job.timeoutMs);
   }
 };
