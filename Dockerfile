@@ -6,11 +6,15 @@
 # the migration build carries three:  docker build --build-arg RUNTIMES="2024.09 2025.04 2026.04" .
 
 FROM node:20-bookworm-slim AS build
+# python3, make and g++ build the agent's ICMP socket addon (src/native/icmp).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm run build:native && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ARG RUNTIMES="2026.04"
@@ -22,6 +26,7 @@ RUN useradd --system --uid 10001 --create-home --home-dir /home/outpost outpost 
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/src/native/icmp/build/Release/outpost_icmp.node ./src/native/icmp/build/Release/
 COPY package.json README.md ./
 COPY runtimes ./runtimes
 RUN ln -s /app/dist/cli.js /usr/local/bin/outpost && chmod +x /app/dist/cli.js

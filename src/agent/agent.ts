@@ -13,6 +13,7 @@ import { startHealthServer } from './health.js';
 import type { AgentConfig } from './config.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
+import { icmpEngine } from '../checks/icmp-socket.js';
 
 const MAX_BATCH = 1000;
 /** Results wait this long for company before they are sent: fewer, larger requests. */
@@ -63,6 +64,7 @@ export class Agent {
       const addr = this.health.address();
       this.log.info({ port: typeof addr === 'object' && addr ? addr.port : this.config.healthPort }, 'health server listening');
     }
+    this.log.info({ icmp: icmpEngine() }, 'ICMP checks will use this');
     if (!this.spool.empty) this.drain();
     this.pulling = this.pullLoop();
   }
