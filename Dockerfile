@@ -19,7 +19,7 @@ RUN npm run build && npm run build:native && npm prune --omit=dev
 FROM node:20-bookworm-slim
 ARG RUNTIMES="2026.04"
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium ca-certificates tini iputils-ping \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation ca-certificates tini iputils-ping \
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --create-home --home-dir /home/outpost outpost \
  && mkdir -p /var/lib/outpost/spool && chown -R outpost:outpost /var/lib/outpost
@@ -29,6 +29,10 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/src/native/icmp/build/Release/outpost_icmp.node ./src/native/icmp/build/Release/
 COPY package.json README.md ./
 COPY runtimes ./runtimes
+# Each carried runtime's dependencies, installed without install scripts (they would download
+# binaries such as prisma's engines; Playwright uses the Chromium above).
+RUN for r in $RUNTIMES; do node dist/runtimes/install.js "$r" || exit 1; done \
+ && npm cache clean --force
 RUN ln -s /app/dist/cli.js /usr/local/bin/outpost && chmod +x /app/dist/cli.js
 ENV NODE_ENV=production \
     AGENT_HEALTH_PORT=8081 \

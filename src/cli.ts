@@ -41,8 +41,8 @@ async function runService(withAgent: boolean): Promise<void> {
   if (withAgent) {
     const { Agent } = await import('./agent/agent.js');
     const { agentConfig } = await import('./agent/config.js');
-    const cfg = agentConfig({ ...process.env, API_KEY: svc.internalAgentToken!, OUTPOST_URL: svc.baseUrl });
-    const a = new Agent({ ...cfg, healthServer: false, concurrency: Number(process.env.JOB_CONCURRENCY) || 10, spoolDir: `${config.dataDir}/agent-spool` }, createLogger('outpost-agent', config.logLevel));
+    const cfg = agentConfig({ ...process.env, JOB_CONCURRENCY: process.env.JOB_CONCURRENCY || '10', API_KEY: svc.internalAgentToken!, OUTPOST_URL: svc.baseUrl });
+    const a = new Agent({ ...cfg, healthServer: false, spoolDir: `${config.dataDir}/agent-spool` }, createLogger('outpost-agent', config.logLevel));
     await a.start();
     agent = a;
   }

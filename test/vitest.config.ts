@@ -8,14 +8,14 @@ export default defineConfig({
     hookTimeout: 120_000,
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/runners/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/runners/**/*.test.ts'], globalSetup: ['test/helpers/runtime-setup.ts'] } },
       {
         extends: true,
         test: {
           name: 'embedded',
           include: ['test/e2e/**/*.test.ts'],
           env: { OUTPOST_TEST_STORAGE: 'embedded' },
-          globalSetup: ['test/helpers/global-setup.ts'],
+          globalSetup: ['test/helpers/runtime-setup.ts', 'test/helpers/global-setup.ts'],
         },
       },
       {
@@ -24,7 +24,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/e2e/**/*.test.ts'],
           env: { OUTPOST_TEST_STORAGE: 'postgres' },
-          globalSetup: ['test/helpers/global-setup.ts'],
+          globalSetup: ['test/helpers/runtime-setup.ts', 'test/helpers/global-setup.ts'],
         },
       },
     ],

@@ -14,6 +14,10 @@ import type { AgentConfig } from './config.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { icmpEngine } from '../checks/icmp-socket.js';
+import { BrowserServers } from '../checks/pw/browser-server.js';
+import { installedRuntimes } from '../runtimes/catalog.js';
+import { RUNTIME_CHECK_TYPES } from '../domain/runtimes.js';
+import type { BrowserEnv } from '../checks/types.js';
 
 const MAX_BATCH = 1000;
 /** Results wait this long for company before they are sent: fewer, larger requests. */
@@ -43,11 +47,30 @@ export class Agent {
   private health: http.Server | null = null;
   private pulling: Promise<void> | null = null;
   private events: Record<string, unknown>[] = [];
+  /** Browser jobs leased and not yet finished: they hold browser slots. */
+  private browserHeld = 0;
+  private browser: BrowserEnv | undefined;
 
   constructor(private config: AgentConfig, private log: Logger) {
     this.client = new ServiceClient(config.serviceUrl, config.apiKey, this.id);
     this.queue = new PQueue({ concurrency: config.concurrency });
     this.spool = new Spool(config.spoolDir);
+    if (config.profile === 'full') this.browser = this.browserEnv();
+  }
+
+  /** The runtimes it carries (asked for and installed) and its shared browsers. */
+  private browserEnv(): BrowserEnv {
+    const installed = new Set(installedRuntimes(this.config.runtimesDir));
+    const wanted = this.config.runtimes ?? [...installed];
+    for (const id of wanted.filter((r) => !installed.has(r))) {
+      this.log.error({ runtimeId: id }, `OUTPOST_RUNTIMES names runtime ${id}, which is not installed here (npm run runtimes:install -- ${id}); jobs pinned to it go to other agents`);
+    }
+    return {
+      servers: new BrowserServers(this.config.chromiumPath, this.log),
+      runtimesDir: this.config.runtimesDir,
+      carried: new Set(wanted.filter((r) => installed.has(r))),
+      upload: (job, file, name, contentType) => this.client.uploadArtifact(job.id, file, name, contentType),
+    };
   }
 
   get ready(): boolean {
@@ -96,7 +119,7 @@ export class Agent {
     while (this.state !== 'stopping') {
       try {
         if (!this.registration) {
-          this.registration = await this.client.register({ version: VERSION, profile: this.config.profile, runtimes: [], concurrency: this.config.concurrency });
+          this.registration = await this.client.register({ version: VERSION, profile: this.config.profile, runtimes: [...(this.browser?.carried ?? [])], concurrency: this.config.concurrency });
           this.log.info({ agentId: this.id, location: this.registration.location.slugName ?? 'data centers' }, 'registered with the service');
           this.setState('ready');
         }
@@ -120,7 +143,9 @@ export class Agent {
           }
         }
         lingerUntil = 0;
-        const jobs = await this.client.lease(Math.max(0, this.config.concurrency - this.held.size), waitMs, [...this.held.keys()], this.pollAbort.signal);
+        const slots = Math.max(0, this.config.concurrency - this.held.size);
+        const freeBrowser = this.browser?.carried.size ? Math.max(0, this.config.browserConcurrency - this.browserHeld) : 0;
+        const jobs = await this.client.lease(slots, freeBrowser, waitMs, [...this.held.keys()], this.pollAbort.signal);
         lastBeat = Date.now();
         this.setState('ready');
         backoff = 500;
@@ -173,6 +198,8 @@ export class Agent {
   private accept(job: Job): void {
     const entry = { job, started: false };
     this.held.set(job.id, entry);
+    const browser = RUNTIME_CHECK_TYPES.has(job.checkType);
+    if (browser) this.browserHeld++;
     this.metrics.queueDepth.set(this.queue.size + 1);
     void this.queue.add(async () => {
       if (!this.held.has(job.id)) return; // handed back at shutdown
@@ -185,6 +212,7 @@ export class Agent {
       } finally {
         this.metrics.running.dec();
         this.held.delete(job.id);
+        if (browser) this.browserHeld--;
         this.slotFreed?.();
       }
     });
@@ -203,12 +231,12 @@ export class Agent {
     const deadline = startedAt + job.timeoutMs;
     try {
       // Runners stop at the deadline themselves; `stop` only cuts them short at shutdown.
-      const probe = await runner(job, { signal: stop, deadline, log: this.log });
+      const probe = await runner(job, { signal: stop, deadline, log: this.log, browser: this.browser });
       const v = judge(job.check, probe);
       const stoppedAt = Date.now();
       this.metrics.jobs.inc({ check_type: job.checkType, outcome: v.hasFailures ? 'failed' : v.isDegraded ? 'degraded' : 'passed' });
       this.metrics.duration.observe({ check_type: job.checkType }, (stoppedAt - startedAt) / 1000);
-      return { ...base, stoppedAt, responseTime: probe.responseTime, hasErrors: false, ...v, detail: probe.detail };
+      return { ...base, stoppedAt, responseTime: probe.responseTime, hasErrors: probe.hasErrors ?? false, ...v, detail: probe.detail };
     } catch (err) {
       // A runner that throws is a bug in the agent, not in the target: say so, keep serving.
       const error = `the ${job.checkType} runner failed: ${(err as Error).message}`;
@@ -312,6 +340,7 @@ export class Agent {
     if (this.outbox.length) this.spool.append(this.outbox.splice(0));
     await this.client.deregister(unstarted.map((h) => h.job.id)).catch(() => {});
     await this.client.close().catch(() => {});
+    await this.browser?.servers.close().catch(() => {});
     await new Promise<void>((r) => (this.health ? this.health.close(() => r()) : r()));
     this.log.info('stopped');
   }

@@ -4,7 +4,9 @@
 
 import type { Dispatcher } from 'undici';
 import { EnvHttpProxyAgent, requestOn } from '../undici-lite.js';
+import fs from 'node:fs';
 import type { Job, RunResult } from '../domain/run.js';
+import type { ArtifactLink } from '../checks/types.js';
 
 export class ProtocolError extends Error {
   constructor(readonly status: number, message: string) {
@@ -30,8 +32,26 @@ export class ServiceClient {
     return this.post('/agent/v1/register', { agentId: this.agentId, ...info });
   }
 
-  async lease(max: number, waitMs: number, running: string[], signal?: AbortSignal): Promise<Job[]> {
-    return (await this.post<{ jobs: Job[] }>('/agent/v1/jobs/lease', { agentId: this.agentId, max, waitMs, running }, signal)).jobs;
+  async lease(max: number, maxBrowser: number, waitMs: number, running: string[], signal?: AbortSignal): Promise<Job[]> {
+    return (await this.post<{ jobs: Job[] }>('/agent/v1/jobs/lease', { agentId: this.agentId, max, maxBrowser, waitMs, running }, signal)).jobs;
+  }
+
+  /** Streams a file up; 413 (too large) comes back as an error value, not a throw. */
+  async uploadArtifact(jobId: string, file: string, name: string, contentType: string): Promise<ArtifactLink | { error: string }> {
+    const size = (await fs.promises.stat(file)).size;
+    const q = new URLSearchParams({ agentId: this.agentId, jobId, name, type: contentType });
+    const url = new URL(`${this.baseUrl}/agent/v1/artifacts?${q}`);
+    const res = await requestOn(this.dispatcher, {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      body: fs.createReadStream(file),
+    });
+    const text = await res.body.text();
+    if (res.statusCode === 413) return { error: `artifact too large (${size} bytes; the service takes at most 150 MB)` };
+    if (res.statusCode >= 300) return { error: `upload refused (${res.statusCode}): ${text.slice(0, 200)}` };
+    return JSON.parse(text) as ArtifactLink;
   }
 
   async deliver(results: RunResult[]): Promise<string[]> {

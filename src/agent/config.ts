@@ -2,6 +2,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { int, str, oneOf, url, ConfigError } from '../config.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
+
+/** One browser slot per 1.5 GB of memory, and no more than there are cores. */
+function defaultBrowserSlots(): number {
+  return Math.max(1, Math.min(os.cpus().length, Math.floor(os.totalmem() / (1.5 * 1024 ** 3))));
+}
 
 export const PROFILES = ['full', 'uptime'] as const;
 
@@ -20,6 +26,12 @@ export interface AgentConfig {
   useOsDnsResolver: boolean;
   /** Serve the health server at all (the built-in agent of `outpost start` does not). */
   healthServer: boolean;
+  /** Browser jobs at once (each Chromium page costs about 1.5 GB); never above concurrency. */
+  browserConcurrency: number;
+  /** Runtimes this agent may carry (OUTPOST_RUNTIMES); null: every installed one. */
+  runtimes: string[] | null;
+  runtimesDir: string;
+  chromiumPath: string;
 }
 
 export function agentConfig(env: Record<string, string | undefined> = process.env): AgentConfig {
@@ -28,10 +40,11 @@ export function agentConfig(env: Record<string, string | undefined> = process.en
     throw new ConfigError('API_KEY is required: set it to a private-location key (create one with POST /v1/private-locations or POST /v1/private-locations/{id}/keys)');
   }
   if (/\s/.test(apiKey)) throw new ConfigError('API_KEY must not contain white space');
+  const concurrency = int(env, 'JOB_CONCURRENCY', 1, 1, 1000);
   return {
     apiKey,
     serviceUrl: url(env, 'OUTPOST_URL', 'http://127.0.0.1:3000'),
-    concurrency: int(env, 'JOB_CONCURRENCY', 1, 1, 1000),
+    concurrency,
     healthPort: int(env, 'AGENT_HEALTH_PORT', 8081, 0, 65535),
     healthHost: env.AGENT_HEALTH_HOST || undefined,
     externalObservability: oneOf(env, 'EXTERNAL_OBSERVABILITY', ['on', 'off'] as const, 'on') === 'on',
@@ -41,5 +54,9 @@ export function agentConfig(env: Record<string, string | undefined> = process.en
     profile: oneOf(env, 'OUTPOST_AGENT_PROFILE', PROFILES, 'full'),
     useOsDnsResolver: oneOf(env, 'USE_OS_DNS_RESOLVER', ['true', 'false'] as const, 'false') === 'true',
     healthServer: true,
+    browserConcurrency: Math.min(concurrency, int(env, 'BROWSER_CONCURRENCY', defaultBrowserSlots(), 1, 64)),
+    runtimes: env.OUTPOST_RUNTIMES ? env.OUTPOST_RUNTIMES.split(/[\s,]+/).filter(Boolean) : null,
+    runtimesDir: str(env, 'OUTPOST_RUNTIMES_DIR', DEFAULT_RUNTIMES_DIR),
+    chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
   };
 }

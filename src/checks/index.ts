@@ -5,6 +5,9 @@ import { runUrl } from './url.js';
 import { runDns } from './dns.js';
 import { runApi } from './api.js';
 import { runIcmp } from './icmp.js';
+import { runBrowser } from './browser.js';
+import { runMultiStep } from './multistep.js';
+import { runPlaywright } from './playwright.js';
 
 export const runners: Partial<Record<string, CheckRunner>> = {
   TCP: runTcp,
@@ -12,6 +15,9 @@ export const runners: Partial<Record<string, CheckRunner>> = {
   DNS: runDns,
   API: runApi,
   ICMP: runIcmp,
+  BROWSER: runBrowser,
+  MULTI_STEP: runMultiStep,
+  PLAYWRIGHT: runPlaywright,
 };
 
 export type { CheckRunner, RunContext } from './types.js';

@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import type { Job, ProbeOutcome } from '../domain/run.js';
+import type { BrowserServers } from './pw/browser-server.js';
 
 export interface RunContext {
   /** Aborted when the job's deadline passes or the agent gives up on it. */
@@ -7,6 +8,25 @@ export interface RunContext {
   /** Epoch ms by which the probe must be done. */
   deadline: number;
   log: Logger;
+  /** Present on agents that run browser checks. */
+  browser?: BrowserEnv;
+}
+
+export interface ArtifactLink {
+  id: string;
+  name: string;
+  url: string;
+  size: number;
+  contentType: string;
+}
+
+export interface BrowserEnv {
+  servers: BrowserServers;
+  runtimesDir: string;
+  /** Runtimes this agent carries (installed, and allowed by OUTPOST_RUNTIMES). */
+  carried: ReadonlySet<string>;
+  /** Streams a file to the service; a refused upload (too large) comes back as an error. */
+  upload?(job: Job, file: string, name: string, contentType: string): Promise<ArtifactLink | { error: string }>;
 }
 
 /** Every check type exports one of these from src/checks/<type>.ts. */

@@ -18,6 +18,12 @@ export const LOCATION_NAMES: Record<Location, string> = {
 };
 
 export const RUNTIME_IDS = ['2026.04', '2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10'] as const;
+/** Every account's default runtime (the newest, CURRENT one): what checks without runtimeId run under. */
+export const DEFAULT_RUNTIME_ID = '2026.04';
+/** Browser, multi-step and Playwright checks (minutes, as the public API's enumeration). */
+export const BROWSER_FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const;
+/** How long a run of these may take before it is stopped. */
+export const RUNTIME_CHECK_TIMEOUT_MS: Record<string, number> = { BROWSER: 240_000, MULTI_STEP: 240_000, PLAYWRIGHT: 600_000 };
 
 export const CHECK_TYPES = [
   'AGENTIC', 'API', 'BROWSER', 'HEARTBEAT', 'ICMP', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS',
@@ -56,3 +62,6 @@ export const ASSERTION_COMPARISONS = [
 
 /** Private-location slugs may not look like data-center ids (same rule as the public API). */
 export const SLUG_PATTERN = '^((?!((us(-gov)?|ap|ca|cn|eu|sa|af|me)-(central|(north|south)?(east|west)?)-\\d+))[a-zA-Z0-9-]{1,30})$';
+
+/** Largest artifact (screenshot, trace, video) an agent may upload: the spec's 150 MB. */
+export const ARTIFACT_MAX_BYTES = 150 * 1024 * 1024;

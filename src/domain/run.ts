@@ -36,6 +36,19 @@ export interface JobCheck {
   tearDownSnippetId?: number | null;
   localSetupScript?: string | null;
   localTearDownScript?: string | null;
+  /** Browser, multi-step and Playwright checks: the code to run and how. */
+  code?: CheckCode;
+}
+
+export interface CheckCode {
+  script?: string | null;
+  /** PLAYWRIGHT: the suite's files; BROWSER and MULTI_STEP: files the script imports. */
+  dependencies?: { path: string; content: string }[] | null;
+  playwrightConfigPath?: string | null;
+  pwProjects?: string[] | null;
+  pwTags?: string[] | null;
+  /** Playwright's screenshot, trace and video settings for the run. */
+  artifacts?: { screenshot?: string; trace?: string; video?: string } | null;
 }
 
 export interface Variable {
@@ -52,6 +65,8 @@ export interface ProbeOutcome {
   responseTime: number;
   /** The probe failed outright (could not connect, assertion failed): the message says why. */
   error: string | null;
+  /** The check could not be run at all (no browser, runtime missing): not the target's fault. */
+  hasErrors?: boolean;
   assertions: AssertionOutcome[];
   /** Type-specific detail stored with the result (for TCP: tcpCheckResult). */
   detail: Record<string, unknown>;

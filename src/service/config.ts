@@ -1,6 +1,8 @@
 import { int, str, oneOf, url, ConfigError } from '../config.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
+import path from 'node:path';
 import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
+import { DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
 
 export interface ServiceConfig {
   host: string;
@@ -20,6 +22,10 @@ export interface ServiceConfig {
   unclaimedRunTtlMs: number;
   /** Base of heartbeat ping addresses; default: the service's base URL + /ping. */
   pingUrl: string | null;
+  /** Where runtime records (runtimes/<id>/runtime.json) are read from. */
+  runtimesDir: string;
+  /** Where artifacts of browser runs are kept (default: <data dir>/artifacts). */
+  artifactsDir: string;
 }
 
 export function serviceConfig(env: Record<string, string | undefined> = process.env): ServiceConfig {
@@ -45,6 +51,8 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
     pollSeconds: int(env, 'OUTPOST_POLL_SECONDS', 25, 1, 120),
     bodyLimitBytes: int(env, 'OUTPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 150 * 1024 * 1024),
     pingUrl: env.PING_URL ? url(env, 'PING_URL', '') : null,
+    runtimesDir: str(env, 'OUTPOST_RUNTIMES_DIR', DEFAULT_RUNTIMES_DIR),
+    artifactsDir: str(env, 'OUTPOST_ARTIFACTS_DIR', path.join(str(env, 'OUTPOST_DATA_DIR', './data'), 'artifacts')),
     unclaimedRunTtlMs: int(env, 'OUTPOST_UNCLAIMED_RUN_TTL_SECONDS', UNCLAIMED_RUN_TTL_MS / 1000, 1, 3600) * 1000,
   };
 }

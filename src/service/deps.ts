@@ -9,6 +9,8 @@ import type { HeartbeatMonitor } from './heartbeats.js';
 import type { VariablesCache } from './variables-cache.js';
 import type { Sessions } from './sessions.js';
 import type { SnippetsCache } from './snippets-cache.js';
+import type { RuntimeRecord } from '../domain/runtimes.js';
+import type { ArtifactStore } from './artifacts/store.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
@@ -27,6 +29,9 @@ export interface Deps {
   snippets: SnippetsCache;
   /** Where heartbeat pings go: PING_URL, or the base URL + /ping. */
   pingBase: () => string;
+  artifacts: ArtifactStore;
+  /** The runtimes GET /v1/runtimes lists and checks may pin. */
+  runtimes: RuntimeRecord[];
   /** The built-in agent's credential, when `outpost start` runs one. */
   internalAgentToken: string | null;
 }

@@ -33,6 +33,9 @@ export interface Lessee {
   queueKeys: string[];
   /** The private-location key the agent authenticated with; revoking it ends its waits. */
   keyId: string | null;
+  /** Queues of browser jobs (runtime lanes), of which it takes at most maxBrowser per lease. */
+  browserKeys?: ReadonlySet<string>;
+  maxBrowser?: number;
 }
 
 interface Waiter {
@@ -198,6 +201,12 @@ export class JobQueue {
     });
   }
 
+  /** The job, while the agent holds its lease and no result has come. */
+  leased(jobId: string, agentId: string): QueuedJob | null {
+    const q = this.byId.get(jobId);
+    return q && q.leasedBy === agentId && !q.done ? q : null;
+  }
+
   /** Keeps the leases of jobs an agent reports as still running. */
   extend(agentId: string, jobIds: string[]): void {
     const until = Date.now() + this.leaseMs;
@@ -330,13 +339,18 @@ export class JobQueue {
   private take(lessee: Lessee, max: number, now: number): Job[] {
     const out: Job[] = [];
     const until = now + this.leaseMs;
+    // Browser slots are few and expensive: an agent gets no more browser jobs than it has free.
+    let browserLeft = lessee.maxBrowser ?? 0;
     // Round-robin over the agent's queues so one busy location does not starve the others.
     let progress = true;
     while (out.length < max && progress) {
       progress = false;
       for (const key of lessee.queueKeys) {
+        const browser = lessee.browserKeys?.has(key) ?? false;
+        if (browser && browserLeft <= 0) continue;
         const q = this.pending.get(key)?.shift();
         if (!q) continue;
+        if (browser) browserLeft--;
         q.leasedBy = lessee.agentId;
         q.leaseExpiresAt = until;
         out.push(this.prepare(q.job, q.accountId));

@@ -11,11 +11,13 @@ import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/
 
 /** Due runs are written at most this often: one transaction for many runs. */
 const WRITE_COALESCE_MS = 100;
-import { jobFor, type CheckRow } from './store/checks.js';
+import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
 import { UPTIME_CHECK_TYPES } from '../domain/run.js';
+import { RUNTIME_CHECK_TYPES } from '../domain/runtimes.js';
 
 /** Suffix of the queues holding jobs that need the full agent profile. */
 export const FULL_LANE = '#full';
+export const runtimeLane = (runtimeId: string) => `#rt:${runtimeId}`;
 
 export interface Target {
   queueKey: string;
@@ -122,7 +124,8 @@ export class Scheduler {
     const phase = phaseMs(row.id, cfg);
     const targets: Target[] = [];
     // Jobs only the full agent can run wait in their own queue, which uptime agents never read.
-    const lane = UPTIME_CHECK_TYPES.has(row.check_type) ? '' : FULL_LANE;
+    // Runs under a runtime wait in that runtime's queue, read by agents that carry it.
+    const lane = UPTIME_CHECK_TYPES.has(row.check_type) ? '' : RUNTIME_CHECK_TYPES.has(row.check_type) ? runtimeLane(runtimeOf(row)!) : FULL_LANE;
     for (const loc of cfg.locations ?? []) targets.push({ queueKey: `dc:${loc}${lane}`, location: loc });
     for (const slug of cfg.privateLocations ?? []) {
       const id = slugs.get(`${row.account_id}/${slug}`);

@@ -15,6 +15,11 @@ import checksUrl from './routes/checks-url.js';
 import checksDns from './routes/checks-dns.js';
 import checksApi from './routes/checks-api.js';
 import checksIcmp from './routes/checks-icmp.js';
+import runtimes from './routes/runtimes.js';
+import checksBrowser from './routes/checks-browser.js';
+import checksMultiStep from './routes/checks-multistep.js';
+import checksPlaywright from './routes/checks-playwright.js';
+import artifacts from './routes/artifacts.js';
 import checksHeartbeat from './routes/checks-heartbeat.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
@@ -98,7 +103,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksIcmp, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, snippets, agentProtocol, metrics]) {
+  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksIcmp, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, snippets, runtimes, checksBrowser, checksMultiStep, checksPlaywright, artifacts, agentProtocol, metrics]) {
     await app.register(plugin, deps);
   }
   return app;

@@ -16,6 +16,8 @@ import { buildServer } from './server.js';
 import type { ServiceConfig } from './config.js';
 import type { Logger } from '../log.js';
 import type { Deps } from './deps.js';
+import { loadRuntimes } from '../runtimes/catalog.js';
+import { DiskArtifactStore } from './artifacts/store.js';
 
 export interface RunningService {
   baseUrl: string;
@@ -46,6 +48,8 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const sessions = new Sessions(db, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
   const deps: Deps = {
     db, log, config, jobs, scheduler, agents, metrics, heartbeats, variables, snippets, sessions, internalAgentToken,
+    runtimes: loadRuntimes(config.runtimesDir),
+    artifacts: new DiskArtifactStore(config.artifactsDir),
     baseUrl: () => baseUrl,
     pingBase: () => config.pingUrl ?? `${baseUrl}/ping`,
   };

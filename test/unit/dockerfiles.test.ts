@@ -86,6 +86,12 @@ describe('the two images differ where they must', () => {
     expect(full).toMatch(/ARG RUNTIMES="2026\.04"/);
     expect(full).toMatch(/2024\.09 2025\.04 2026\.04/);
   });
+  it('the full image installs the dependencies of each runtime it carries, from its build argument', () => {
+    const runs = parse(path.join(root, 'Dockerfile')).filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');
+    expect(runs).toMatch(/for r in \$RUNTIMES; do node dist\/runtimes\/install\.js "\$r"/);
+    expect(pkg.scripts['runtimes:install']).toBe('node dist/runtimes/install.js');
+    expect(full).toMatch(/OUTPOST_RUNTIMES=\$\{RUNTIMES\}/);
+  });
   it('the uptime image has no browser, no runtimes and sets the uptime profile', () => {
     const text = uptime.map((i) => `${i.op} ${i.args}`).join('\n');
     expect(text).not.toMatch(/chromium|playwright|runtimes/i);

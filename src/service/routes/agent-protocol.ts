@@ -2,14 +2,15 @@
 // private-location key; the built-in agent of `outpost start` with a token minted at start.
 
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
-import { LOCATIONS } from '../../domain/limits.js';
+import { timingSafeEqual, randomUUID } from 'node:crypto';
+import { TooLarge } from '../artifacts/store.js';
+import { LOCATIONS, ARTIFACT_MAX_BYTES } from '../../domain/limits.js';
 import { locationByKey, markSeen } from '../store/private-locations.js';
 import { ApiError } from '../errors.js';
 import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
 import type { Lessee } from '../jobs.js';
-import { FULL_LANE } from '../scheduler.js';
+import { FULL_LANE, runtimeLane } from '../scheduler.js';
 import type { RunResult } from '../../domain/run.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -43,6 +44,8 @@ const leaseBody = {
   properties: {
     agentId,
     max: { type: 'integer', minimum: 0, maximum: 1000 },
+    /** Free browser slots: how many browser, multi-step and Playwright jobs it may take. */
+    maxBrowser: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
     waitMs: { type: 'integer', minimum: 0, maximum: 120_000, default: 0 },
     running: { type: 'array', items: { type: 'string' }, default: [] },
   },
@@ -106,10 +109,15 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     return { keyId: grant.keyId, privateLocationId: grant.privateLocationId, slugName: grant.slugName, proxyUrl: grant.proxyUrl, queueKeys: [`pl:${grant.privateLocationId}`] };
   }
 
-  /** An uptime agent reads only the uptime lane of its queues; a full agent reads both. */
-  function lanes(c: Caller, agentId: string): string[] {
-    if (deps.agents.get(agentId)?.profile === 'uptime') return c.queueKeys;
-    return c.queueKeys.flatMap((k) => [k, k + FULL_LANE]);
+  /**
+   * An uptime agent reads only the uptime lane of its queues; a full agent also the lane of
+   * other network checks, and the lane of each runtime it carries.
+   */
+  function lanes(c: Caller, agentId: string): { all: string[]; browser: Set<string> } {
+    const agent = deps.agents.get(agentId);
+    if (agent?.profile === 'uptime') return { all: c.queueKeys, browser: new Set() };
+    const browser = new Set(c.queueKeys.flatMap((k) => (agent?.runtimes ?? []).map((r) => k + runtimeLane(r))));
+    return { all: [...c.queueKeys.flatMap((k) => [k, k + FULL_LANE]), ...browser], browser };
   }
 
   const opts = (body: object, extra: object = {}) => ({ schema: { body }, config: { auth: 'agent' as const }, ...extra });
@@ -128,12 +136,16 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     };
   });
 
-  app.post<{ Body: { agentId: string; max: number; waitMs: number; running: string[] } }>('/agent/v1/jobs/lease', opts(leaseBody), async (req, reply) => {
+  app.post<{ Body: { agentId: string; max: number; maxBrowser: number; waitMs: number; running: string[] } }>('/agent/v1/jobs/lease', opts(leaseBody), async (req, reply) => {
     const c = await caller(req);
     const b = req.body;
     if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
     deps.jobs.extend(b.agentId, b.running);
-    const lessee: Lessee = { agentId: b.agentId, queueKeys: lanes(c, b.agentId), keyId: c.keyId };
+    const l = lanes(c, b.agentId);
+    const maxBrowser = Math.min(b.max, b.maxBrowser);
+    // Without a free browser slot the runtime lanes are not read at all (nor waited on).
+    const queueKeys = maxBrowser > 0 ? l.all : l.all.filter((k) => !l.browser.has(k));
+    const lessee: Lessee = { agentId: b.agentId, queueKeys, keyId: c.keyId, browserKeys: l.browser, maxBrowser };
     const gone = new AbortController();
     // 'close' before we answer means the agent went away: its jobs must not be handed to nobody.
     reply.raw.once('close', () => gone.abort());
@@ -147,7 +159,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Body: { agentId: string; results: RunResult[] } }>('/agent/v1/results', opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }), async (req) => {
     const c = await caller(req);
     deps.agents.touch(req.body.agentId);
-    const accepted = await deps.jobs.complete(req.body.results, lanes(c, req.body.agentId));
+    const accepted = await deps.jobs.complete(req.body.results, lanes(c, req.body.agentId).all);
     return { accepted };
   });
 
@@ -158,6 +170,48 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     deps.agents.remove(req.body.agentId);
     deps.log.info({ agentId: req.body.agentId }, 'agent deregistered');
     return { ok: true };
+  });
+
+  // Artifacts arrive as a raw stream straight to the store: no parser may buffer them, so this
+  // route lives in a child context without the JSON parser.
+  app.register(async (child) => {
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    const query = {
+      type: 'object',
+      required: ['agentId', 'jobId', 'name'],
+      properties: { agentId, jobId: { type: 'string', minLength: 1 }, name: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$' }, type: { type: 'string', maxLength: 100, default: 'application/octet-stream' } },
+    };
+    child.post<{ Querystring: { agentId: string; jobId: string; name: string; type: string } }>(
+      '/agent/v1/artifacts',
+      { schema: { querystring: query }, config: { auth: 'agent' as const }, bodyLimit: ARTIFACT_MAX_BYTES },
+      async (req, reply) => {
+        const c = await caller(req);
+        const { agentId: who, jobId, name, type } = req.query;
+        const q = deps.jobs.leased(jobId, who);
+        if (!q || !lanes(c, who).all.includes(q.queueKey)) throw new ApiError(409, `job ${jobId} is not running on agent ${who}`, { jobId });
+        const tooLarge = (size?: number) => {
+          // The rest of the body is not wanted: close the connection rather than read it.
+          reply.header('connection', 'close');
+          return new ApiError(413, `artifact ${name} is larger than the ${ARTIFACT_MAX_BYTES / 1024 / 1024} MB limit${size ? ` (${size} bytes)` : ''}`, { field: 'body', rule: 'maxBytes', limit: ARTIFACT_MAX_BYTES });
+        };
+        const declared = Number(req.headers['content-length']);
+        if (declared > ARTIFACT_MAX_BYTES) throw tooLarge(declared);
+        const id = randomUUID().replace(/-/g, '');
+        let size: number;
+        try {
+          size = await deps.artifacts.put(id, req.raw, ARTIFACT_MAX_BYTES);
+        } catch (e) {
+          if (e instanceof TooLarge) throw tooLarge();
+          throw e;
+        }
+        await deps.db.query(
+          'INSERT INTO artifacts (id, account_id, check_id, job_id, name, content_type, size) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [id, q.accountId, q.job.checkId, jobId, name, type, size],
+        );
+        return reply.code(201).send({ id, name, size, contentType: type, url: `${deps.baseUrl()}/v1/artifacts/${id}` });
+      },
+    );
   });
 
   // Error-level events agents report (EXTERNAL_OBSERVABILITY=on): logged here so operators see

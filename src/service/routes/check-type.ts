@@ -8,6 +8,7 @@ import { commonCheckProperties, autoAssignQuery, idParams, newCheckConfig, merge
 import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../store/checks.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
+import { runtimeViolation } from '../../domain/runtimes.js';
 
 export interface CheckTypeSpec {
   checkType: string;
@@ -15,13 +16,15 @@ export interface CheckTypeSpec {
   path: string;
   frequencies: readonly number[];
   responseTimeMax: number;
-  degradedDefault: number;
-  maxDefault: number;
-  /** Properties of `request`, and those required on create. */
-  requestProperties: Record<string, object>;
-  requestRequired: string[];
+  degradedDefault: number | null;
+  maxDefault: number | null;
+  /** Properties of `request`, and those required on create (types without a request: none). */
+  requestProperties?: Record<string, object>;
+  requestRequired?: string[];
   /** Fills the request's defaults; runs on create and after every update. */
-  normaliseRequest(request: Record<string, unknown>): Record<string, unknown>;
+  normaliseRequest?(request: Record<string, unknown>): Record<string, unknown>;
+  /** Top-level fields required on create besides name (and request, where there is one). */
+  required?: string[];
   /** Top-level fields only this type has, with their defaults. */
   extraProperties?: Record<string, object>;
   extraDefaults?: Record<string, unknown>;
@@ -39,25 +42,35 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
     degradedResponseTime: responseTime,
     maxResponseTime: responseTime,
   };
+  const hasRequest = !!spec.requestProperties;
+  const request = (required: string[]) => (hasRequest ? { request: { type: 'object', required, properties: spec.requestProperties } } : {});
+  // Types without a request (browser checks) keep none, rather than an empty one.
+  const normalise = (r: Record<string, unknown> | undefined) => (spec.normaliseRequest ? spec.normaliseRequest(r ?? {}) : (undefined as unknown as Record<string, unknown>));
   const createSchema = {
     querystring: autoAssignQuery,
     body: {
       type: 'object',
-      required: ['name', 'request'],
-      properties: { ...properties, request: { type: 'object', required: spec.requestRequired, properties: spec.requestProperties } },
+      required: ['name', ...(hasRequest ? ['request'] : []), ...(spec.required ?? [])],
+      properties: { ...properties, ...request(spec.requestRequired ?? []) },
     },
   };
   const updateSchema = {
     params: idParams,
     querystring: autoAssignQuery,
-    body: { type: 'object', properties: { ...properties, request: { type: 'object', properties: spec.requestProperties } } },
+    body: { type: 'object', properties: { ...properties, ...request([]) } },
+  };
+  const checkRuntime = (deps: Deps, cfg: CheckConfig, stored: CheckConfig | null) => {
+    if (!cfg.runtimeId) return;
+    const why = runtimeViolation(deps.runtimes, cfg.runtimeId, { isNew: !stored, changed: !stored || stored.runtimeId !== cfg.runtimeId, checkType: spec.checkType });
+    if (why) throw new ApiError(400, why, { field: 'runtimeId', rule: 'runtime' });
   };
 
   return async (app, deps) => {
     app.post<{ Body: Record<string, any> }>(`/v1/checks/${spec.path}`, { schema: createSchema }, async (req, reply) => {
       const cfg = newCheckConfig(req.body, { frequency: 10, degradedResponseTime: spec.degradedDefault, maxResponseTime: spec.maxDefault });
-      cfg.request = spec.normaliseRequest(req.body.request);
-      for (const [k, d] of Object.entries(spec.extraDefaults ?? {})) cfg[k] = req.body[k] ?? d;
+      cfg.request = normalise(req.body.request);
+      for (const k of Object.keys(spec.extraProperties ?? {})) cfg[k] = req.body[k] ?? spec.extraDefaults?.[k] ?? null;
+      checkRuntime(deps, cfg, null);
       await spec.validate?.(cfg, deps, req.accountId);
       await assertValidCheck(deps.db, req.accountId, cfg);
       const row = await insertCheck(deps.db, { id: randomUUID(), account_id: req.accountId, check_type: spec.checkType, name: cfg.name, activated: cfg.activated, config: cfg });
@@ -72,7 +85,8 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
         throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not ${spec.checkType}`, { field: 'checkType', rule: 'matches' });
       }
       const cfg = mergeCheckConfig(stored.config, req.body);
-      cfg.request = spec.normaliseRequest(cfg.request);
+      cfg.request = normalise(cfg.request);
+      checkRuntime(deps, cfg, stored.config);
       await spec.validate?.(cfg, deps, req.accountId);
       await assertValidCheck(deps.db, req.accountId, cfg);
       const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;

@@ -2,6 +2,7 @@
 
 import { TCP_FREQUENCIES, URL_RESPONSE_TIME_MAX, JSON_ASSERTION_COMPARISONS } from '../../domain/limits.js';
 import { checkTypeRoutes } from './check-type.js';
+import { environmentVariablesSchema } from './check-fields.js';
 import { ApiError } from '../errors.js';
 
 const keyValue = { type: 'object', required: ['key', 'value'], properties: { key: { type: 'string', minLength: 1 }, value: { type: 'string' }, locked: { type: 'boolean' } } };
@@ -15,11 +16,6 @@ const assertion = {
     target: { type: ['string', 'number', 'boolean'], default: '' },
     regex: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
   },
-};
-const environmentVariable = {
-  type: 'object',
-  required: ['key', 'value'],
-  properties: { key: { type: 'string', minLength: 1, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, value: { type: 'string' }, locked: { type: 'boolean' }, secret: { type: 'boolean' } },
 };
 const nullableString = { anyOf: [{ type: 'string' }, { type: 'null' }] };
 const nullableId = { anyOf: [{ type: 'number' }, { type: 'null' }] };
@@ -59,7 +55,7 @@ export default checkTypeRoutes({
     assertions: ((r.assertions as { target: unknown }[] | undefined) ?? []).map((a) => ({ ...a, target: String(a.target) })),
   }),
   extraProperties: {
-    environmentVariables: { anyOf: [{ type: 'array', maxItems: 50, items: environmentVariable }, { type: 'null' }] },
+    environmentVariables: environmentVariablesSchema,
     localSetupScript: nullableString,
     localTearDownScript: nullableString,
     setupSnippetId: nullableId,

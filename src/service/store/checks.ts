@@ -1,5 +1,7 @@
 import type { Queryable } from './db.js';
-import type { Job, JobCheck } from '../../domain/run.js';
+import type { Job, JobCheck, CheckCode } from '../../domain/run.js';
+import { RUNTIME_CHECK_TYPES } from '../../domain/runtimes.js';
+import { DEFAULT_RUNTIME_ID, RUNTIME_CHECK_TIMEOUT_MS } from '../../domain/limits.js';
 
 /** The check as the API knows it, minus id, type and timestamps (those are columns). */
 export interface CheckConfig {
@@ -61,12 +63,27 @@ export function jobCheck(row: CheckRow): JobCheck {
   for (const k of ['setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
     if (c[k] !== null && c[k] !== undefined && c[k] !== '') (out as unknown as Record<string, unknown>)[k] = c[k];
   }
+  if (RUNTIME_CHECK_TYPES.has(row.check_type)) {
+    const code: CheckCode = {};
+    for (const k of ['script', 'dependencies', 'playwrightConfigPath', 'pwProjects', 'pwTags', 'artifacts'] as const) {
+      if (c[k] !== null && c[k] !== undefined) (code as Record<string, unknown>)[k] = c[k];
+    }
+    out.code = code;
+  }
   return out;
 }
 
 /** The agent gives a run this long; past maxResponseTime the run has failed anyway. */
 export function jobTimeoutMs(row: CheckRow): number {
+  const limit = RUNTIME_CHECK_TIMEOUT_MS[row.check_type];
+  if (limit) return limit;
   return Math.max(1000, row.config.maxResponseTime ?? 5000);
+}
+
+/** The runtime a run uses: the check's own, else the account's default. */
+export function runtimeOf(row: CheckRow): string | null {
+  if (!RUNTIME_CHECK_TYPES.has(row.check_type)) return row.config.runtimeId ?? null;
+  return row.config.runtimeId ?? DEFAULT_RUNTIME_ID;
 }
 
 /** One due run of a check in one location. The id makes the run unique, so it cannot be queued twice. */
@@ -79,7 +96,7 @@ export function jobFor(row: CheckRow, dueAt: number, location: string): Job {
     dueAt,
     timeoutMs: jobTimeoutMs(row),
     check: jobCheck(row),
-    runtimeId: row.config.runtimeId ?? null,
+    runtimeId: runtimeOf(row),
   };
 }
 

@@ -153,4 +153,18 @@ CREATE TABLE dropped_runs (
   dropped_at timestamptz NOT NULL DEFAULT now()
 )
 `,
+  // 2: artifacts of browser runs (the bytes are in the artifact store; this is the index).
+  `
+CREATE TABLE artifacts (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  check_id text NOT NULL,
+  job_id text NOT NULL,
+  name text NOT NULL,
+  content_type text NOT NULL,
+  size bigint NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX artifacts_check ON artifacts (check_id, created_at DESC)
+`,
 ];

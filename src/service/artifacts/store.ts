@@ -1,0 +1,62 @@
+// Where artifact bytes live. A small interface, so an S3-compatible store can take the place of
+// the disk; the database keeps only the index (id, name, size, type).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+
+export class TooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`artifact is larger than ${limit} bytes`);
+  }
+}
+
+export interface ArtifactStore {
+  /** Streams `body` in; rejects with TooLarge (and keeps nothing) past `limit` bytes. Returns the size. */
+  put(id: string, body: Readable, limit: number): Promise<number>;
+  get(id: string): Readable | null;
+  delete(id: string): Promise<void>;
+}
+
+/** Files under one folder, written to a temporary name and renamed once complete. */
+export class DiskArtifactStore implements ArtifactStore {
+  constructor(private dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+
+  private file(id: string): string {
+    if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new Error(`bad artifact id ${id}`);
+    return path.join(this.dir, id.slice(0, 2), id);
+  }
+
+  async put(id: string, body: Readable, limit: number): Promise<number> {
+    const final = this.file(id);
+    fs.mkdirSync(path.dirname(final), { recursive: true });
+    const partial = `${final}.partial`;
+    let size = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        done(size > limit ? new TooLarge(limit) : null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, count, fs.createWriteStream(partial));
+      fs.renameSync(partial, final);
+      return size;
+    } catch (e) {
+      fs.rmSync(partial, { force: true });
+      throw e;
+    }
+  }
+
+  get(id: string): Readable | null {
+    const f = this.file(id);
+    return fs.existsSync(f) ? fs.createReadStream(f) : null;
+  }
+
+  async delete(id: string): Promise<void> {
+    fs.rmSync(this.file(id), { force: true });
+  }
+}

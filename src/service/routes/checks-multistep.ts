@@ -1,0 +1,24 @@
+// Multi-step checks: POST /v1/checks/multistep, PUT /v1/checks/multistep/{id}. A
+// @playwright/test script of test.step()s, for runtimes with multiStepSupport.
+
+import { BROWSER_FREQUENCIES, URL_RESPONSE_TIME_MAX } from '../../domain/limits.js';
+import { checkTypeRoutes } from './check-type.js';
+import { environmentVariablesSchema, dependenciesSchema, artifactsSchema, DEFAULT_ARTIFACTS } from './check-fields.js';
+
+export default checkTypeRoutes({
+  checkType: 'MULTI_STEP',
+  path: 'multistep',
+  frequencies: BROWSER_FREQUENCIES,
+  responseTimeMax: URL_RESPONSE_TIME_MAX,
+  degradedDefault: null,
+  maxDefault: null,
+  required: ['script'],
+  extraProperties: {
+    script: { type: 'string', minLength: 1 },
+    scriptPath: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    dependencies: dependenciesSchema,
+    environmentVariables: environmentVariablesSchema,
+    artifacts: artifactsSchema,
+  },
+  extraDefaults: { scriptPath: null, dependencies: null, environmentVariables: [], artifacts: DEFAULT_ARTIFACTS },
+});

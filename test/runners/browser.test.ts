@@ -1,0 +1,66 @@
+// The browser runner with real Chromium: what happens when the run cannot happen as asked
+// (runtime missing, browser missing) and when the browser dies under a running script.
+
+import { describe, it, expect, afterAll } from 'vitest';
+import http from 'node:http';
+import { runBrowser } from '../../src/checks/browser.js';
+import { BrowserServers } from '../../src/checks/pw/browser-server.js';
+import { DEFAULT_RUNTIMES_DIR } from '../../src/runtimes/catalog.js';
+import { createLogger } from '../../src/log.js';
+import type { Job } from '../../src/domain/run.js';
+import type { BrowserEnv } from '../../src/checks/types.js';
+
+const log = createLogger('test', 'ERROR');
+const servers: BrowserServers[] = [];
+function env(chromium = '/usr/bin/chromium', carried = ['2026.04']): BrowserEnv {
+  const s = new BrowserServers(chromium, log);
+  servers.push(s);
+  return { servers: s, runtimesDir: DEFAULT_RUNTIMES_DIR, carried: new Set(carried) };
+}
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+function job(script: string, runtimeId = '2026.04'): Job {
+  return { id: 'j', checkId: 'c', checkType: 'BROWSER', location: 'here', dueAt: 0, timeoutMs: 60_000, runtimeId, check: { name: 'n', request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false, code: { script, artifacts: { screenshot: 'off', trace: 'off' } } } };
+}
+const run = (j: Job, browser: BrowserEnv) => runBrowser(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log, browser });
+const ok = "const { test } = require('@playwright/test'); test('t', async ({ page }) => { await page.setContent('<h1>hi</h1>'); });";
+
+describe('browser runner', { timeout: 120_000 }, () => {
+  it('fails a job pinned to a runtime the agent does not carry, without running it under another', async () => {
+    const out = await run(job(ok, '2025.04'), env());
+    expect(out.hasErrors).toBe(true);
+    expect(out.error).toBe('this agent does not carry runtime 2025.04 (it carries 2026.04); the check was not run under another runtime');
+  });
+
+  it('fails loudly when the browser cannot start, never passing', async () => {
+    const out = await run(job(ok), env('/nonexistent/chromium'));
+    expect(out.hasErrors).toBe(true);
+    expect(out.error).toMatch(/^the browser could not start: /);
+  });
+
+  it('reports a browser that dies mid-run as a failure, and starts a new one for the next job', async () => {
+    const e = env();
+    let reached!: () => void;
+    const started = new Promise<void>((r) => (reached = r));
+    const site = http.createServer((req, res) => {
+      if (req.url === '/loaded') reached();
+      res.end('<h1>long page</h1>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    const port = (site.address() as { port: number }).port;
+    const running = run(job(`const { test } = require('@playwright/test');
+test('waits', async ({ page }) => {
+  await page.goto('http://127.0.0.1:${port}/loaded');
+  await page.waitForTimeout(30000);
+});`), e);
+    await started;
+    process.kill((await e.servers.pid('2026.04'))!, 'SIGKILL');
+    const out = await running;
+    expect(out.error).toMatch(/closed|disconnected|crashed/i);
+    expect(out.hasErrors).toBeFalsy();
+    site.close();
+    const next = await run(job(ok), e);
+    expect(next.error).toBeNull();
+  });
+});
