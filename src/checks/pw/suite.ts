@@ -194,7 +194,7 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
     const uploadErrors: string[] = [];
     const upload = async (file: string, name: string, contentType: string, kindOf: string, test: string) => {
       if (!env.upload || !fs.existsSync(file)) return;
-      const r = await env.upload(job, file, name, contentType);
+      const r = await env.upload(job, file, name, contentType).catch((e: Error) => ({ error: `upload failed: ${e.message}` }));
       if ('error' in r) uploadErrors.push(`${name}: ${r.error}`);
       else links.push({ ...r, kind: kindOf, test });
     };

@@ -41,11 +41,16 @@ export class DiskArtifactStore implements ArtifactStore {
         done(size > limit ? new TooLarge(limit) : null, chunk);
       },
     });
+    // The body is piped, not handed to pipeline(): on failure pipeline would destroy it, and
+    // with it the connection the 413 has to go back on. Instead the rest is read and dropped.
+    body.pipe(count);
     try {
-      await pipeline(body, count, fs.createWriteStream(partial));
+      await pipeline(count, fs.createWriteStream(partial));
       fs.renameSync(partial, final);
       return size;
     } catch (e) {
+      body.unpipe(count);
+      body.resume();
       fs.rmSync(partial, { force: true });
       throw e;
     }

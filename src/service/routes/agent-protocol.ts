@@ -190,9 +190,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
         const { agentId: who, jobId, name, type } = req.query;
         const q = deps.jobs.leased(jobId, who);
         if (!q || !lanes(c, who).all.includes(q.queueKey)) throw new ApiError(409, `job ${jobId} is not running on agent ${who}`, { jobId });
+        // The answer goes out at once; Node then reads and drops the rest of the body, so the
+        // agent sees the 413 instead of a connection reset in the middle of its upload.
         const tooLarge = (size?: number) => {
-          // The rest of the body is not wanted: close the connection rather than read it.
-          reply.header('connection', 'close');
           return new ApiError(413, `artifact ${name} is larger than the ${ARTIFACT_MAX_BYTES / 1024 / 1024} MB limit${size ? ` (${size} bytes)` : ''}`, { field: 'body', rule: 'maxBytes', limit: ARTIFACT_MAX_BYTES });
         };
         const declared = Number(req.headers['content-length']);
