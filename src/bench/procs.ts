@@ -89,3 +89,52 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A process and its live descendants, from /proc. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid)!.push(Number(d));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    out.push(p);
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(root);
+  return out;
+}
+
+/** CPU seconds of a process tree: live members, and the children each has already reaped. */
+export function treeCpuSeconds(root: number): number {
+  let total = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+/** Resident memory of a process tree, in MB (shared pages counted in each process). */
+export function treeRssMb(root: number): number {
+  return processTree(root).reduce((sum, pid) => {
+    try {
+      return sum + rssMb(pid);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}

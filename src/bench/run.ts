@@ -10,6 +10,7 @@
 //     the agent's top speed and the CPU of agent and service per 1,000 checks.
 //  4. peers: blackbox_exporter's tcp_connect probe and a bare Node connect loop, closed-loop.
 
+import { benchBrowser } from './browser.js';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,7 +145,12 @@ const fmt = (v: unknown, d = 2) => (typeof v === 'number' ? v.toFixed(d) : Strin
 async function main() {
   const target = await tcpTarget();
   say(`Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`);
-  const only = process.env.BENCH_ONLY; // 'tcp' or 'probes'
+  const only = process.env.BENCH_ONLY; // 'tcp', 'probes' or 'browser'
+  if (only === 'browser') {
+    target.close();
+    say(JSON.stringify(await benchBrowser(say)));
+    return;
+  }
   try {
     if (only !== 'probes') {
       await benchOutpost(target.port);
@@ -155,6 +161,7 @@ async function main() {
     target.close();
   }
   if (only !== 'tcp') out.probes = await benchProbes(say);
+  if (!only) out.browser = await benchBrowser(say);
   if (only === 'probes') {
     say('');
     say(JSON.stringify(out));

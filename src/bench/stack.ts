@@ -17,7 +17,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(opts: { concurrency: number; env?: Record<string, string> }): Promise<Stack> {
+export async function startStack(opts: { concurrency: number; env?: Record<string, string>; agentEnv?: Record<string, string> }): Promise<Stack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-'));
   const key = `bench-${Date.now()}-key-0123456789`;
   const svc = launch(['service'], { PORT: '0', OUTPOST_DATA_DIR: dir, OUTPOST_API_KEY: key, LOG_LEVEL: 'WARN', ...opts.env });
@@ -37,7 +37,7 @@ export async function startStack(opts: { concurrency: number; env?: Record<strin
   const pl = await api('POST', '/v1/private-locations', { name: 'bench', slugName: 'bench' });
   const agent = launch(['agent'], {
     API_KEY: pl.keys[0].rawKey, OUTPOST_URL: base, JOB_CONCURRENCY: String(opts.concurrency), AGENT_HEALTH_PORT: '0',
-    AGENT_HEALTH_HOST: '127.0.0.1', OUTPOST_SPOOL_DIR: path.join(dir, 'spool'), LOG_LEVEL: 'INFO',
+    AGENT_HEALTH_HOST: '127.0.0.1', OUTPOST_SPOOL_DIR: path.join(dir, 'spool'), LOG_LEVEL: 'INFO', ...opts.agentEnv,
   });
   await agent.waitFor((l) => l.includes('registered with the service'));
   return {

@@ -1,4 +1,4 @@
-// npm run runtimes:install -- <id> [package ...]
+// npm run runtimes:install -- <id> [package ...] [--if-missing]
 //
 // Installs a runtime's dependencies into runtimes/<id>/node_modules, all of them or only the
 // named ones (tests install just @playwright/test). Install scripts are not run: some packages
@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadRuntimes, runtimeDir, DEFAULT_RUNTIMES_DIR } from './catalog.js';
+import { loadRuntimes, runtimeDir, isInstalled, DEFAULT_RUNTIMES_DIR } from './catalog.js';
 
 const RECORD = '.outpost-installed.json';
 
@@ -39,11 +39,15 @@ export function installRuntime(id: string, only: string[], dir = DEFAULT_RUNTIME
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [id, ...only] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  // --if-missing: `npm install` runs this; a runtime already installed is left alone.
+  const ifMissing = args.includes('--if-missing');
+  const [id, ...only] = args.filter((a) => a !== '--if-missing');
   if (!id) {
-    console.error('usage: npm run runtimes:install -- <runtime id> [package ...]');
+    console.error('usage: npm run runtimes:install -- <runtime id> [package ...] [--if-missing]');
     process.exit(2);
   }
+  if (ifMissing && isInstalled(id)) process.exit(0);
   try {
     const names = installRuntime(id, only);
     console.log(`runtime ${id}: ${names.length} package(s) in ${path.join(runtimeDir(id), 'node_modules')}`);

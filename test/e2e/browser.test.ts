@@ -81,6 +81,11 @@ describe('runtimes', () => {
     const ok = await svc.api('POST', '/v1/checks/browser', { name: 'x', script, runtimeId: '2024.09', activated: false });
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ checkType: 'BROWSER', runtimeId: '2024.09', script, frequency: 10 });
+    expect(ok.body).not.toHaveProperty('request');
+    // The generic update (op 2) carries the browser check's script.
+    const put = await svc.api('PUT', `/v1/checks/${ok.body.id}`, { heartbeat: {}, script: script + '\n// v2', runtimeId: '2026.04' });
+    expect(put.body).toEqual({ checkType: 'BROWSER', id: ok.body.id });
+    expect((await svc.api('GET', `/v1/checks/${ok.body.id}`)).body).toMatchObject({ script: script + '\n// v2', runtimeId: '2026.04' });
   });
 });
 

@@ -190,13 +190,14 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
     if (!error && run.killed) error = `the run was stopped at its time limit`;
 
     // Artifacts: uploaded one after another as streams, so the agent's memory stays flat.
-    const links: (ArtifactLink & { kind: string; test: string })[] = [];
+    const links: (ArtifactLink & { kind: string; test: string; uploadMs: number })[] = [];
     const uploadErrors: string[] = [];
     const upload = async (file: string, name: string, contentType: string, kindOf: string, test: string) => {
       if (!env.upload || !fs.existsSync(file)) return;
+      const t0 = Date.now();
       const r = await env.upload(job, file, name, contentType).catch((e: Error) => ({ error: `upload failed: ${e.message}` }));
       if ('error' in r) uploadErrors.push(`${name}: ${r.error}`);
-      else links.push({ ...r, kind: kindOf, test });
+      else links.push({ ...r, kind: kindOf, test, uploadMs: Date.now() - t0 });
     };
     const observations: Record<string, unknown>[] = [];
     for (const t of tests) {
