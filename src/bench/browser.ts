@@ -3,7 +3,8 @@
 // runner (as `npx playwright test` would), memory per concurrent browser job, and a 150 MB
 // artifact's upload: throughput and the peak memory of agent and service.
 
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -41,7 +42,8 @@ function reapedChildrenCpu(): number {
 }
 
 /** The same script run the way a user runs it: the runtime's test runner, its own browser. */
-function direct(script: string): { wallMs: number; cpuS: number }[] {
+// Not execFileSync: the page it loads is served by this very process.
+async function direct(script: string): Promise<{ wallMs: number; cpuS: number }[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-direct-'));
   const modules = runtimeModules(DEFAULT_RUNTIME_ID);
   fs.writeFileSync(path.join(dir, 'home.spec.ts'), script);
@@ -51,7 +53,7 @@ function direct(script: string): { wallMs: number; cpuS: number }[] {
     for (let i = 0; i < RUNS; i++) {
       const t0 = Date.now();
       const c0 = reapedChildrenCpu();
-      execFileSync(process.execPath, [path.join(modules, '@playwright', 'test', 'cli.js'), 'test', '-c', 'playwright.config.cjs'], { cwd: dir, env: { ...process.env, NODE_PATH: modules }, stdio: 'ignore' });
+      await promisify(execFile)(process.execPath, [path.join(modules, '@playwright', 'test', 'cli.js'), 'test', '-c', 'playwright.config.cjs'], { cwd: dir, env: { ...process.env, NODE_PATH: modules } });
       out.push({ wallMs: Date.now() - t0, cpuS: reapedChildrenCpu() - c0 });
     }
   } finally {
@@ -71,7 +73,7 @@ async function runSessions(stack: Stack, checkIds: string[]): Promise<void> {
 }
 
 async function throughput(url: string, concurrency: number) {
-  const stack = await startStack({ concurrency, agentEnv: { BROWSER_CONCURRENCY: String(concurrency), LOG_LEVEL: 'WARN' } });
+  const stack = await startStack({ concurrency, agentEnv: { BROWSER_CONCURRENCY: String(concurrency) } });
   try {
     const agent = stack.agent.child.pid!;
     const warm = await browserCheck(stack, scriptFor(url));
@@ -84,6 +86,7 @@ async function throughput(url: string, concurrency: number) {
     const t0 = Date.now();
     await runSessions(stack, ids);
     const seconds = (Date.now() - t0) / 1000;
+    const cpu = treeCpuSeconds(agent) - c0;
     clearInterval(sampler);
     const perRun: number[] = [];
     if (concurrency === 1) {
@@ -97,7 +100,7 @@ async function throughput(url: string, concurrency: number) {
       concurrency,
       runs: ids.length,
       checksPerMinute: (ids.length / seconds) * 60,
-      agentCpuSecondsPerRun: (treeCpuSeconds(agent) - c0) / ids.length,
+      agentCpuSecondsPerRun: cpu / ids.length,
       idleTreeRssMb: idleRss,
       rssPerConcurrentJobMb: (peak - idleRss) / concurrency,
       sequentialRunMs: perRun.length ? median(perRun) : null,
@@ -108,7 +111,7 @@ async function throughput(url: string, concurrency: number) {
 }
 
 async function upload150(): Promise<Record<string, number>> {
-  const stack = await startStack({ concurrency: 1, agentEnv: { LOG_LEVEL: 'WARN' } });
+  const stack = await startStack({ concurrency: 1, agentEnv: {} });
   const big = path.join(os.tmpdir(), `outpost-bench-150-${Date.now()}.bin`);
   try {
     const agent = stack.agent.child.pid!;
@@ -155,7 +158,7 @@ export async function benchBrowser(say: (s: string) => void): Promise<Record<str
   const web = await site();
   try {
     const script = scriptFor(web.url);
-    const directRuns = direct(script);
+    const directRuns = await direct(script);
     const c1 = await throughput(web.url, 1);
     const c4 = await throughput(web.url, 4);
     const upload = await upload150();

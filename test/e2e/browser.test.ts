@@ -99,6 +99,7 @@ test('shop home', async ({ page }) => {
   expect(process.env.SHOP_USER).toBe('ada');
 });`,
       environmentVariables: [{ key: 'SHOP_USER', value: 'ada' }],
+      artifacts: { screenshot: 'on', trace: 'on', video: 'on' },
     });
     expect(session.status).toBe('PASSED');
     expect(result).toMatchObject({ hasFailures: false, hasErrors: false, apiCheckResult: null });
@@ -127,6 +128,10 @@ test('shop home', async ({ page }) => {
     expect(zip.subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
     // The zip's end-of-central-directory record is there: the file is whole.
     expect(zip.lastIndexOf(Buffer.from('PK\x05\x06', 'latin1'))).toBeGreaterThan(zip.length - 1024);
+    // The video, encoded by the system's ffmpeg: a WebM (EBML) file.
+    expect(b.playwrightTestVideos).toHaveLength(1);
+    const video = Buffer.from(await (await fetch(b.playwrightTestVideos[0], { headers: { authorization: `Bearer ${svc.apiKey}` } })).arrayBuffer());
+    expect(video.subarray(0, 4)).toEqual(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]));
     // Without the API key there is nothing to see.
     expect((await fetch(b.playwrightTestTraces[0])).status).toBe(401);
   });

@@ -81,8 +81,9 @@ describe.each(['Dockerfile', 'Dockerfile.uptime'])('%s', (name) => {
 describe('the two images differ where they must', () => {
   const full = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
   const uptime = parse(path.join(root, 'Dockerfile.uptime'));
-  it('the full image carries Chromium from Debian and a runtime build argument', () => {
+  it('the full image carries Chromium from Debian (and ffmpeg for videos) and a runtime build argument', () => {
     expect(full).toMatch(/apt-get install[^\n]*chromium/);
+    expect(full).toMatch(/apt-get install[^\n]*ffmpeg/);
     expect(full).toMatch(/ARG RUNTIMES="2026\.04"/);
     expect(full).toMatch(/2024\.09 2025\.04 2026\.04/);
   });

@@ -2,6 +2,8 @@
 // works in contexts of its own, which the test runner always closes. Launched from the
 // runtime's own playwright-core, since client and server must speak the same protocol version.
 
+import fs from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
@@ -12,6 +14,28 @@ interface Server {
   wsEndpoint(): string;
   close(): Promise<void>;
   process(): { pid?: number; once(e: 'exit', f: () => void): void };
+}
+
+/**
+ * Videos are encoded by ffmpeg, which Playwright looks for among the browsers it downloads. It
+ * downloads none here, so the system's ffmpeg (Debian: apt-get install ffmpeg) is linked where
+ * the runtime's playwright-core expects its own. Must run before playwright-core first loads.
+ */
+function linkFfmpeg(modules: string, log: Logger): void {
+  const ffmpeg = (process.env.PATH ?? '').split(':').map((d) => path.join(d, 'ffmpeg')).find((f) => fs.existsSync(f));
+  if (!ffmpeg) return;
+  const dir = (process.env.PLAYWRIGHT_BROWSERS_PATH ??= path.join(os.tmpdir(), 'outpost-playwright-browsers'));
+  try {
+    const browsers = JSON.parse(fs.readFileSync(path.join(modules, 'playwright-core', 'browsers.json'), 'utf8')) as { browsers: { name: string; revision: string }[] };
+    const rev = browsers.browsers.find((b) => b.name === 'ffmpeg')?.revision;
+    if (!rev) return;
+    const link = path.join(dir, `ffmpeg-${rev}`, 'ffmpeg-linux');
+    if (fs.existsSync(link)) return;
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(ffmpeg, link);
+  } catch (err) {
+    log.warn({ err }, 'could not link ffmpeg for Playwright videos');
+  }
 }
 
 export class BrowserServers {
@@ -31,6 +55,7 @@ export class BrowserServers {
   }
 
   private async launch(runtimeId: string, modules: string): Promise<Server> {
+    linkFfmpeg(modules, this.log);
     const require = createRequire(path.join(modules, 'noop.js'));
     const { chromium } = require(path.join(modules, 'playwright-core')) as { chromium: { launchServer(o: object): Promise<Server> } };
     const server = await chromium.launchServer({ executablePath: this.executablePath, headless: true, args: CHROMIUM_FLAGS, host: '127.0.0.1', handleSIGTERM: false, handleSIGINT: false });

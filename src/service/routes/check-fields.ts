@@ -192,3 +192,13 @@ export const artifactsSchema = nullable({
   },
 });
 export const DEFAULT_ARTIFACTS = { screenshot: 'on', trace: 'on', video: 'off' };
+
+/** What browser and multi-step checks share: their script, its files, variables and artifacts. */
+export const scriptCheckProperties = {
+  script: { type: 'string', minLength: 1 },
+  scriptPath: nullable({ type: 'string' }),
+  dependencies: dependenciesSchema,
+  environmentVariables: environmentVariablesSchema,
+  artifacts: artifactsSchema,
+};
+export const scriptCheckDefaults = { scriptPath: null, dependencies: null, environmentVariables: [], artifacts: DEFAULT_ARTIFACTS };

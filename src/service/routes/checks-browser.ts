@@ -3,9 +3,7 @@
 
 import { BROWSER_FREQUENCIES, URL_RESPONSE_TIME_MAX } from '../../domain/limits.js';
 import { checkTypeRoutes } from './check-type.js';
-import { environmentVariablesSchema, dependenciesSchema, artifactsSchema, DEFAULT_ARTIFACTS } from './check-fields.js';
-
-const nullableString = { anyOf: [{ type: 'string' }, { type: 'null' }] };
+import { scriptCheckProperties, scriptCheckDefaults } from './check-fields.js';
 
 export default checkTypeRoutes({
   checkType: 'BROWSER',
@@ -15,13 +13,6 @@ export default checkTypeRoutes({
   degradedDefault: null,
   maxDefault: null,
   required: ['script'],
-  extraProperties: {
-    script: { type: 'string', minLength: 1 },
-    scriptPath: nullableString,
-    dependencies: dependenciesSchema,
-    sslCheckDomain: nullableString,
-    environmentVariables: environmentVariablesSchema,
-    artifacts: artifactsSchema,
-  },
-  extraDefaults: { scriptPath: null, dependencies: null, sslCheckDomain: null, environmentVariables: [], artifacts: DEFAULT_ARTIFACTS },
+  extraProperties: { ...scriptCheckProperties, sslCheckDomain: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+  extraDefaults: { ...scriptCheckDefaults, sslCheckDomain: null },
 });

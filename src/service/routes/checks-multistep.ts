@@ -3,7 +3,7 @@
 
 import { BROWSER_FREQUENCIES, URL_RESPONSE_TIME_MAX } from '../../domain/limits.js';
 import { checkTypeRoutes } from './check-type.js';
-import { environmentVariablesSchema, dependenciesSchema, artifactsSchema, DEFAULT_ARTIFACTS } from './check-fields.js';
+import { scriptCheckProperties, scriptCheckDefaults } from './check-fields.js';
 
 export default checkTypeRoutes({
   checkType: 'MULTI_STEP',
@@ -13,12 +13,6 @@ export default checkTypeRoutes({
   degradedDefault: null,
   maxDefault: null,
   required: ['script'],
-  extraProperties: {
-    script: { type: 'string', minLength: 1 },
-    scriptPath: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-    dependencies: dependenciesSchema,
-    environmentVariables: environmentVariablesSchema,
-    artifacts: artifactsSchema,
-  },
-  extraDefaults: { scriptPath: null, dependencies: null, environmentVariables: [], artifacts: DEFAULT_ARTIFACTS },
+  extraProperties: scriptCheckProperties,
+  extraDefaults: scriptCheckDefaults,
 });
