@@ -107,6 +107,9 @@ export class Agent {
       jobsRunning: [...this.held.values()].filter((h) => h.started).length,
       queueSize: this.queue.size,
       concurrency: this.config.concurrency,
+      runtimes: [...(this.browser?.carried ?? [])],
+      browserJobs: this.browserHeld,
+      browserConcurrency: this.browser ? this.config.browserConcurrency : 0,
       spooled: !this.spool.empty,
     };
   }

@@ -125,6 +125,9 @@ test('artifact', async ({}, testInfo) => {
   fs.closeSync(fd);
   await testInfo.attach('recording', { path: ${JSON.stringify(big)}, contentType: 'video/webm' });
 });`);
+    // A first run loads Playwright's server side into the agent and starts the browser: idle
+    // memory is measured after it, so the figure is the upload's alone.
+    await runSessions(stack, [await browserCheck(stack, "const { test } = require('@playwright/test'); test('warm', async ({ page }) => { await page.setContent('<p>warm</p>'); });")]);
     await sleep(2000);
     const idleAgent = rssMb(agent);
     const idleSvc = rssMb(svc);

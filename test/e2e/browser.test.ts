@@ -136,6 +136,28 @@ test('shop home', async ({ page }) => {
     expect((await fetch(b.playwrightTestTraces[0])).status).toBe(401);
   });
 
+  it('variables reach the script as process.env, the agent’s own never; secrets are masked in the result', async () => {
+    expect((await svc.api('POST', '/v1/variables', { key: 'SHOP_TOKEN', value: 'tok-4242-secret', secret: true })).status).toBe(201);
+    const { session, result } = await runOnce('browser', {
+      script: `const { test, expect } = require('@playwright/test');
+test('env', async ({ page }) => {
+  expect(process.env.OUTPOST_API_KEY).toBeUndefined();
+  expect(process.env.API_KEY).toBeUndefined();
+  await page.setContent('<p>x</p>');
+  await page.evaluate((t) => console.log('token is ' + t), process.env.SHOP_TOKEN);
+  throw new Error('refused ' + process.env.SHOP_TOKEN);
+});`,
+    });
+    expect(session.status).toBe('FAILED');
+    const b = result.browserCheckResult;
+    expect(b.errors[0].message).toMatch(/^Error: refused \*{5}/);
+    expect(b.consoleLog).toContainEqual(expect.objectContaining({ text: 'token is *****' }));
+    expect(JSON.stringify(result)).not.toContain('tok-4242-secret');
+    const report = await (await fetch(b.playwrightTestJsonReportFile, { headers: { authorization: `Bearer ${svc.apiKey}` } })).text();
+    expect(report).toContain('refused *****');
+    expect(report).not.toContain('tok-4242-secret');
+  });
+
   it('a failing expect fails the check and says which', async () => {
     const { session, result } = await runOnce('browser', {
       script: `const { test, expect } = require('@playwright/test');

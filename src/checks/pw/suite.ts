@@ -213,6 +213,8 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
     try {
       observations.push(...(JSON.parse(fs.readFileSync(path.join(dir, 'plain-observations.json'), 'utf8')) as Record<string, unknown>[]));
     } catch { /* a test-runner script, or none recorded */ }
+    // The report quotes errors and logs verbatim: it leaves the agent with secrets masked.
+    fs.writeFileSync(reportFile, maskSecrets(fs.readFileSync(reportFile, 'utf8'), vars));
     await upload(reportFile, 'report.json', 'application/json', 'report', '');
 
     const consoleLog = observations.flatMap((o) => (o.console as unknown[]) ?? []);
