@@ -5,6 +5,8 @@
 import type { Dispatcher } from 'undici';
 import { EnvHttpProxyAgent, requestOn } from '../undici-lite.js';
 import fs from 'node:fs';
+import { Transform, pipeline } from 'node:stream';
+import { releaseEvery } from '../stream-memory.js';
 import type { Job, RunResult } from '../domain/run.js';
 import type { ArtifactLink } from '../checks/types.js';
 
@@ -39,6 +41,7 @@ export class ServiceClient {
   /** Streams a file up; 413 (too large) comes back as an error value, not a throw. */
   async uploadArtifact(jobId: string, file: string, name: string, contentType: string): Promise<ArtifactLink | { error: string }> {
     const size = (await fs.promises.stat(file)).size;
+    const release = releaseEvery();
     const q = new URLSearchParams({ agentId: this.agentId, jobId, name, type: contentType });
     const url = new URL(`${this.baseUrl}/agent/v1/artifacts?${q}`);
     const res = await requestOn(this.dispatcher, {
@@ -46,7 +49,8 @@ export class ServiceClient {
       path: url.pathname + url.search,
       method: 'POST',
       headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
-      body: fs.createReadStream(file),
+      // pipeline(), so the file is closed however the request ends.
+      body: pipeline(fs.createReadStream(file), new Transform({ transform(chunk: Buffer, _e, done) { release(chunk.length); done(null, chunk); } }), () => {}),
     });
     const text = await res.body.text();
     if (res.statusCode === 413) return { error: `artifact too large (${size} bytes; the service takes at most 150 MB)` };

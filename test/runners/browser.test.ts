@@ -33,6 +33,15 @@ describe('browser runner', { timeout: 120_000 }, () => {
     expect(out.error).toBe('this agent does not carry runtime 2025.04 (it carries 2026.04); the check was not run under another runtime');
   });
 
+  it('resolves modules from the pinned runtime only, never from the agent’s own packages', async () => {
+    const out = await run(job(`const { test, expect } = require('@playwright/test');
+test('modules', async () => {
+  expect(require('playwright-core/package.json').version).toBe('1.58.2');
+  require('pino');
+});`), env());
+    expect(out.error).toMatch(/Cannot find module 'pino'/);
+  });
+
   it('fails loudly when the browser cannot start, never passing', async () => {
     const out = await run(job(ok), env('/nonexistent/chromium'));
     expect(out.hasErrors).toBe(true);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
+import { releaseEvery, discard } from '../../stream-memory.js';
 
 export class TooLarge extends Error {
   constructor(readonly limit: number) {
@@ -35,9 +36,11 @@ export class DiskArtifactStore implements ArtifactStore {
     fs.mkdirSync(path.dirname(final), { recursive: true });
     const partial = `${final}.partial`;
     let size = 0;
+    const release = releaseEvery();
     const count = new Transform({
       transform(chunk: Buffer, _enc, done) {
         size += chunk.length;
+        release(chunk.length);
         done(size > limit ? new TooLarge(limit) : null, chunk);
       },
     });
@@ -50,7 +53,7 @@ export class DiskArtifactStore implements ArtifactStore {
       return size;
     } catch (e) {
       body.unpipe(count);
-      body.resume();
+      discard(body);
       fs.rmSync(partial, { force: true });
       throw e;
     }

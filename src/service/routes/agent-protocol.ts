@@ -4,6 +4,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { timingSafeEqual, randomUUID } from 'node:crypto';
 import { TooLarge } from '../artifacts/store.js';
+import { discard } from '../../stream-memory.js';
 import { LOCATIONS, ARTIFACT_MAX_BYTES } from '../../domain/limits.js';
 import { locationByKey, markSeen } from '../store/private-locations.js';
 import { ApiError } from '../errors.js';
@@ -196,7 +197,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
           return new ApiError(413, `artifact ${name} is larger than the ${ARTIFACT_MAX_BYTES / 1024 / 1024} MB limit${size ? ` (${size} bytes)` : ''}`, { field: 'body', rule: 'maxBytes', limit: ARTIFACT_MAX_BYTES });
         };
         const declared = Number(req.headers['content-length']);
-        if (declared > ARTIFACT_MAX_BYTES) throw tooLarge(declared);
+        if (declared > ARTIFACT_MAX_BYTES) {
+          discard(req.raw);
+          throw tooLarge(declared);
+        }
         const id = randomUUID().replace(/-/g, '');
         let size: number;
         try {
