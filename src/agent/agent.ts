@@ -235,6 +235,11 @@ export class Agent {
     try {
       // Runners stop at the deadline themselves; `stop` only cuts them short at shutdown.
       const probe = await runner(job, { signal: stop, deadline, log: this.log, browser: this.browser });
+      if (probe.hasErrors) {
+        // The agent could not run it (no browser, runtime missing): the operator must hear of it.
+        this.log.error({ jobId: job.id, checkType: job.checkType, error: probe.error }, 'job could not be run');
+        this.report({ kind: 'job_not_run', checkType: job.checkType, message: probe.error });
+      }
       const v = judge(job.check, probe);
       const stoppedAt = Date.now();
       this.metrics.jobs.inc({ check_type: job.checkType, outcome: v.hasFailures ? 'failed' : v.isDegraded ? 'degraded' : 'passed' });

@@ -1,16 +1,21 @@
-// Browser tests need runtime 2026.04's test runner, nothing else of it: install just that part
-// (npm run runtimes:install -- 2026.04 @playwright/test) when it is missing. Each project's
-// setup may run this; a lock folder keeps two installs from racing.
+// Browser tests need the test runner of runtime 2026.04 (and of 2024.09, to run two runtimes
+// side by side as the migration image does), nothing else of them: install just that part
+// (npm run runtimes:install -- <id> @playwright/test) when it is missing. Each project's setup
+// may run this; a lock folder keeps two installs from racing.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInstalled, DEFAULT_RUNTIMES_DIR } from '../../src/runtimes/catalog.js';
 import { installRuntime } from '../../src/runtimes/install.js';
 
-export const TEST_RUNTIME = '2026.04';
+const TEST_RUNTIMES = ['2026.04', '2024.09'];
 
 export default async function setup() {
-  const lock = path.join(DEFAULT_RUNTIMES_DIR, TEST_RUNTIME, '.install-lock');
+  for (const id of TEST_RUNTIMES) await installOnce(id);
+}
+
+async function installOnce(id: string) {
+  const lock = path.join(DEFAULT_RUNTIMES_DIR, id, '.install-lock');
   const end = Date.now() + 300_000;
   for (;;) {
     try {
@@ -22,7 +27,7 @@ export default async function setup() {
     }
   }
   try {
-    if (!isInstalled(TEST_RUNTIME)) installRuntime(TEST_RUNTIME, ['@playwright/test']);
+    if (!isInstalled(id)) installRuntime(id, ['@playwright/test']);
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }

@@ -42,6 +42,16 @@ test('modules', async () => {
     expect(out.error).toMatch(/Cannot find module 'pino'/);
   });
 
+  it('runs each job under its own runtime’s Playwright, side by side', async () => {
+    const e = env('/usr/bin/chromium', ['2024.09', '2026.04']);
+    const script = "const { test, expect } = require('@playwright/test'); test('v', async ({ page }) => { await page.setContent('<h1>v</h1>'); await expect(page.locator('h1')).toHaveText('v'); console.log('playwright ' + require('playwright-core/package.json').version); });";
+    const [old, current] = await Promise.all([run(job(script, '2024.09'), e), run(job(script, '2026.04'), e)]);
+    expect([old.error, current.error]).toEqual([null, null]);
+    expect((old.detail.browserCheckResult as any).runtimeVersion).toBe('2024.09');
+    expect(JSON.stringify((old.detail.browserCheckResult as any).jobLog)).toContain('playwright 1.48.2');
+    expect(JSON.stringify((current.detail.browserCheckResult as any).jobLog)).toContain('playwright 1.58.2');
+  });
+
   it('fails loudly when the browser cannot start, never passing', async () => {
     const out = await run(job(ok), env('/nonexistent/chromium'));
     expect(out.hasErrors).toBe(true);
