@@ -108,6 +108,18 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
   let remoteAddress: string | null = null;
   let phase = 'dns';
 
+  // When bytes arrive, as early as JavaScript can know it: a 'readable' listener sees the socket
+  // before undici parses anything, and takes no data from it. The response's first byte and
+  // its last are read off these rather than off the parsed response, which comes later.
+  const arrivals = { first: 0, last: 0 };
+  const watchArrivals = (sock: net.Socket) => {
+    sock.prependListener('readable', () => {
+      const now = performance.now();
+      if (!arrivals.first) arrivals.first = now;
+      arrivals.last = now;
+    });
+  };
+
   const agent = new Client(target.origin, {
     pipelining: 1,
     connect(opts: { hostname: string; port: string | number; protocol: string; servername?: string | null }, cb: (err: Error | null, socket: net.Socket | null) => void) {
@@ -147,6 +159,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
         if (opts.protocol !== 'https:') {
           raw.removeAllListeners('error');
           phase = 'firstByte';
+          watchArrivals(raw);
           return cb(null, raw);
         }
         phase = 'tls';
@@ -163,6 +176,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
             return cb(Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), { code: 'CERT_INVALID' }), null);
           }
           phase = 'firstByte';
+          watchArrivals(sock);
           cb(null, sock);
         });
       };
@@ -186,7 +200,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
       headers: req.headers,
       body: req.body ?? undefined,
     });
-    mark.response = performance.now();
+    mark.response = arrivals.first || performance.now();
     phase = 'download';
     const kept: Buffer[] = [];
     let keptBytes = 0;
@@ -198,7 +212,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
         keptBytes += Math.min(chunk.length, req.keepBodyBytes - keptBytes);
       }
     }
-    mark.end = performance.now();
+    mark.end = Math.max(mark.response, arrivals.last || performance.now());
     clean = true;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
