@@ -5,9 +5,6 @@ import { runUrl } from './url.js';
 import { runDns } from './dns.js';
 import { runApi } from './api.js';
 import { runIcmp } from './icmp.js';
-import { runBrowser } from './browser.js';
-import { runMultiStep } from './multistep.js';
-import { runPlaywright } from './playwright.js';
 
 export const runners: Partial<Record<string, CheckRunner>> = {
   TCP: runTcp,
@@ -15,9 +12,10 @@ export const runners: Partial<Record<string, CheckRunner>> = {
   DNS: runDns,
   API: runApi,
   ICMP: runIcmp,
-  BROWSER: runBrowser,
-  MULTI_STEP: runMultiStep,
-  PLAYWRIGHT: runPlaywright,
+  // Loaded on first use: uptime agents and agents without browser jobs never pay for them.
+  BROWSER: async (job, ctx) => (await import('./browser.js')).runBrowser(job, ctx),
+  MULTI_STEP: async (job, ctx) => (await import('./multistep.js')).runMultiStep(job, ctx),
+  PLAYWRIGHT: async (job, ctx) => (await import('./playwright.js')).runPlaywright(job, ctx),
 };
 
 export type { CheckRunner, RunContext } from './types.js';

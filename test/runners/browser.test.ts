@@ -20,8 +20,8 @@ function env(chromium = '/usr/bin/chromium', carried = ['2026.04']): BrowserEnv 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
-function job(script: string, runtimeId = '2026.04'): Job {
-  return { id: 'j', checkId: 'c', checkType: 'BROWSER', location: 'here', dueAt: 0, timeoutMs: 60_000, runtimeId, check: { name: 'n', request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false, code: { script, artifacts: { screenshot: 'off', trace: 'off' } } } };
+function job(script: string, runtimeId = '2026.04', timeoutMs = 60_000): Job {
+  return { id: 'j', checkId: 'c', checkType: 'BROWSER', location: 'here', dueAt: 0, timeoutMs, runtimeId, check: { name: 'n', request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false, code: { script, artifacts: { screenshot: 'off', trace: 'off' } } } };
 }
 const run = (j: Job, browser: BrowserEnv) => runBrowser(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log, browser });
 const ok = "const { test } = require('@playwright/test'); test('t', async ({ page }) => { await page.setContent('<h1>hi</h1>'); });";
@@ -50,6 +50,27 @@ test('modules', async () => {
     expect((old.detail.browserCheckResult as any).runtimeVersion).toBe('2024.09');
     expect(JSON.stringify((old.detail.browserCheckResult as any).jobLog)).toContain('playwright 1.48.2');
     expect(JSON.stringify((current.detail.browserCheckResult as any).jobLog)).toContain('playwright 1.58.2');
+  });
+
+  it('reuses one browser across jobs', async () => {
+    const e = env();
+    expect((await run(job(ok), e)).error).toBeNull();
+    const pid = await e.servers.pid('2026.04');
+    expect((await run(job(ok), e)).error).toBeNull();
+    expect(await e.servers.pid('2026.04')).toBe(pid);
+  });
+
+  it('stops a run at its time limit and says so, also when the page never loads', async () => {
+    // A server that takes requests and never answers them.
+    const held: http.ServerResponse[] = [];
+    const silent = http.createServer((_req, res) => void held.push(res));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    const out = await run(job(`const { test } = require('@playwright/test');
+test('never loads', async ({ page }) => { await page.goto('http://127.0.0.1:${port}/'); });`, '2026.04', 25_000), env());
+    expect(out.error).toMatch(/^never loads: Test timeout of \d+ms exceeded/);
+    for (const r of held) r.destroy();
+    silent.close();
   });
 
   it('fails loudly when the browser cannot start, never passing', async () => {

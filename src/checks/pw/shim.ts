@@ -41,7 +41,11 @@ function observe(context) {
   context.on('page', watchPage);
   record.collect = async () => {
     for (const page of context.pages()) {
-      const vitals = await page.evaluate(() => window.__outpostVitals || null).catch(() => null);
+      // A page stuck loading never answers: give up on its vitals rather than hang teardown.
+      const vitals = await Promise.race([
+        page.evaluate(() => window.__outpostVitals || null).catch(() => null),
+        new Promise((r) => setTimeout(() => r(null), 1000)),
+      ]);
       if (page.__outpostEntry && vitals) page.__outpostEntry.webVitals = vitals;
     }
     const { collect, ...plain } = record;

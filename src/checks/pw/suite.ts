@@ -63,7 +63,10 @@ function configSource(o: { userConfig: string | null; testMatch: string | null; 
   const ours = {
     reporter: [['json', { outputFile: o.reportFile }]],
     outputDir: o.outputDir,
-    timeout: o.timeoutMs,
+    // A test's own limit comes first, so the result names the test that ran out of time; the
+    // global one (runner start-up included) is the backstop. Between them: room for teardown,
+    // which takes seconds when a page is stuck loading.
+    timeout: o.timeoutMs >= 30_000 ? o.timeoutMs - 10_000 : Math.round(o.timeoutMs / 2),
     globalTimeout: o.timeoutMs,
     workers: 1,
     retries: 0,
