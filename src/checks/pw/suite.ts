@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runtimeModules } from '../../runtimes/catalog.js';
 import { maskDeep, maskSecrets, variableMap } from '../../domain/placeholders.js';
-import type { Job, ProbeOutcome } from '../../domain/run.js';
+import type { Job, ProbeOutcome, CheckCode } from '../../domain/run.js';
 import type { RunContext, ArtifactLink } from '../types.js';
 import { testShim, playwrightShim } from './shim.js';
 import { testsOf, firstError, plain, type RawReport, type TestOutcome } from './report.js';
@@ -88,6 +88,77 @@ module.exports = {
 `;
 }
 
+/**
+ * The job's folder: module shims, the check's files, and a config that wraps the user's (if
+ * any) with the report, the output folder, the time limits and the browser. Returns where
+ * things are, or why the check's files cannot be used.
+ */
+function writeJobFolder(kind: SuiteKind, code: CheckCode, o: { dir: string; modules: string; wsEndpoint: string | null; deadline: number }): { configDir: string; configFile: string; reportFile: string } | string {
+  const { dir, modules, wsEndpoint, deadline } = o;
+  writeFile(dir, 'node_modules/@playwright/test/package.json', '{"name":"@playwright/test","main":"index.js"}');
+  writeFile(dir, 'node_modules/@playwright/test/index.js', testShim(path.join(modules, '@playwright', 'test')));
+  writeFile(dir, 'node_modules/playwright/package.json', '{"name":"playwright","main":"index.js"}');
+  writeFile(dir, 'node_modules/playwright/index.js', playwrightShim(path.join(modules, 'playwright'), wsEndpoint ?? '', path.join(dir, 'plain-observations.json')));
+  for (const d of code.dependencies ?? []) {
+    const rel = safeRelative(d.path);
+    if (!rel || rel.startsWith('node_modules/')) return `dependency path ${JSON.stringify(d.path)} leaves the check's folder`;
+    writeFile(dir, rel, d.content);
+  }
+  let configDir = dir;
+  let userConfig: string | null = null;
+  let testMatch: string | null = null;
+  if (kind === 'PLAYWRIGHT') {
+    const rel = safeRelative(code.playwrightConfigPath ?? 'playwright.config.ts');
+    if (!rel || !fs.existsSync(path.join(dir, rel))) return `the Playwright config ${code.playwrightConfigPath ?? 'playwright.config.ts'} is not among the check's files`;
+    userConfig = path.join(dir, rel);
+    configDir = path.dirname(userConfig);
+  } else {
+    const script = code.script ?? '';
+    writeFile(dir, 'check.spec.ts', usesTestRunner(script) ? script : wrapPlainScript(script));
+    testMatch = 'check.spec.ts';
+  }
+  const a = code.artifacts ?? {};
+  const use = { screenshot: a.screenshot ?? 'on', trace: a.trace ?? 'on', video: a.video ?? 'off' };
+  const reportFile = path.join(dir, '.outpost', 'report.json');
+  const budget = Math.max(1000, deadline - Date.now() - RUNNER_MARGIN_MS);
+  const configFile = path.join(configDir, '.outpost.config.cjs');
+  fs.writeFileSync(configFile, configSource({ userConfig, testMatch, wsEndpoint, timeoutMs: budget, reportFile, outputDir: path.join(dir, '.outpost', 'results'), use }));
+  return { configDir, configFile, reportFile };
+}
+
+/**
+ * The runtime's test runner, as its own process group (runner and worker stop together), with
+ * its output kept up to LOG_LIMIT; killed at the job's deadline or when the agent gives up.
+ */
+function runTestRunner(args: string[], opts: { cwd: string; env: Record<string, string> }, ctx: RunContext): Promise<{ code: number | null; log: string; killed: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let log = '';
+    let killed = false;
+    const take = (d: Buffer) => {
+      if (log.length < LOG_LIMIT) log += d.toString('utf8');
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    const kill = () => {
+      killed = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch { /* already gone */ }
+    };
+    const timer = setTimeout(kill, Math.max(1000, ctx.deadline - Date.now()));
+    ctx.signal.addEventListener('abort', kill, { once: true });
+    child.on('error', (e) => {
+      log += `\n${e.message}`;
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', kill);
+      resolve({ code, log, killed });
+    });
+  });
+}
+
 export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Promise<ProbeOutcome> {
   const env = ctx.browser;
   const runtimeId = job.runtimeId ?? '';
@@ -110,34 +181,9 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-job-'));
   const startTime = Date.now();
   try {
-    writeFile(dir, 'node_modules/@playwright/test/package.json', '{"name":"@playwright/test","main":"index.js"}');
-    writeFile(dir, 'node_modules/@playwright/test/index.js', testShim(path.join(modules, '@playwright', 'test')));
-    writeFile(dir, 'node_modules/playwright/package.json', '{"name":"playwright","main":"index.js"}');
-    writeFile(dir, 'node_modules/playwright/index.js', playwrightShim(path.join(modules, 'playwright'), wsEndpoint ?? '', path.join(dir, 'plain-observations.json')));
-    for (const d of code.dependencies ?? []) {
-      const rel = safeRelative(d.path);
-      if (!rel || rel.startsWith('node_modules/')) return failure(kind, `dependency path ${JSON.stringify(d.path)} leaves the check's folder`);
-      writeFile(dir, rel, d.content);
-    }
-    let configDir = dir;
-    let userConfig: string | null = null;
-    let testMatch: string | null = null;
-    if (kind === 'PLAYWRIGHT') {
-      const rel = safeRelative(code.playwrightConfigPath ?? 'playwright.config.ts');
-      if (!rel || !fs.existsSync(path.join(dir, rel))) return failure(kind, `the Playwright config ${code.playwrightConfigPath ?? 'playwright.config.ts'} is not among the check's files`);
-      userConfig = path.join(dir, rel);
-      configDir = path.dirname(userConfig);
-    } else {
-      const script = code.script ?? '';
-      writeFile(dir, 'check.spec.ts', usesTestRunner(script) ? script : wrapPlainScript(script));
-      testMatch = 'check.spec.ts';
-    }
-    const a = code.artifacts ?? {};
-    const use = { screenshot: a.screenshot ?? 'on', trace: a.trace ?? 'on', video: a.video ?? 'off' };
-    const reportFile = path.join(dir, '.outpost', 'report.json');
-    const budget = Math.max(1000, ctx.deadline - Date.now() - RUNNER_MARGIN_MS);
-    const configFile = path.join(configDir, '.outpost.config.cjs');
-    fs.writeFileSync(configFile, configSource({ userConfig, testMatch, wsEndpoint, timeoutMs: budget, reportFile, outputDir: path.join(dir, '.outpost', 'results'), use }));
+    const folder = writeJobFolder(kind, code, { dir, modules, wsEndpoint, deadline: ctx.deadline });
+    if (typeof folder === 'string') return failure(kind, folder);
+    const { configDir, configFile, reportFile } = folder;
 
     const args = [path.join(modules, '@playwright', 'test', 'cli.js'), 'test', '-c', configFile];
     for (const p of code.pwProjects ?? []) args.push('--project', p);
@@ -153,29 +199,7 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
     };
     for (const v of vars.values()) childEnv[v.key] = v.value;
 
-    const run = await new Promise<{ code: number | null; log: string; killed: boolean }>((resolve) => {
-      const child = spawn(process.execPath, args, { cwd: configDir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      let log = '';
-      let killed = false;
-      const take = (d: Buffer) => {
-        if (log.length < LOG_LIMIT) log += d.toString('utf8');
-      };
-      child.stdout.on('data', take);
-      child.stderr.on('data', take);
-      // The runner and its worker are one process group: stopping it stops both.
-      const kill = () => {
-        killed = true;
-        try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
-      };
-      const timer = setTimeout(kill, Math.max(1000, ctx.deadline - Date.now()));
-      ctx.signal.addEventListener('abort', kill, { once: true });
-      child.on('error', (e) => { log += `\n${e.message}`; });
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        ctx.signal.removeEventListener('abort', kill);
-        resolve({ code, log, killed });
-      });
-    });
+    const run = await runTestRunner(args, { cwd: configDir, env: childEnv }, ctx);
     const endTime = Date.now();
     const jobLog = maskSecrets(plain(run.log), vars).split('\n').filter((l) => l.trim()).slice(-200);
 
