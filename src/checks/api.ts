@@ -6,7 +6,7 @@ import { jsonPath } from '../domain/json-path.js';
 import { fill, maskSecrets, maskDeep, variableMap } from '../domain/placeholders.js';
 import type { Variable } from '../domain/run.js';
 import { runScript } from './script-sandbox.js';
-import { timedRequest, responseView, exchangeFailure } from './http.js';
+import { timedRequest, transportOf, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
 
@@ -117,11 +117,7 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
       method: req.method,
       headers,
       body,
-      followRedirects: req.followRedirects ?? true,
-      skipSSL: req.skipSSL ?? false,
-      ipFamily: req.ipFamily ?? 'IPv4',
-      deadline: ctx.deadline,
-      signal: ctx.signal,
+      ...transportOf(req, ctx),
       keepBodyBytes: BODY_BYTES,
       proxyUrl: job.proxyUrl ?? null,
     });

@@ -11,6 +11,7 @@ import dns from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { Client, requestOn } from '../undici-lite.js';
+import type { RunContext } from './types.js';
 
 export interface HttpRequest {
   url: string;
@@ -74,6 +75,11 @@ export class HttpError extends Error {
 
 const MAX_REDIRECTS = 10;
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+
+/** What URL and API checks set alike: their transport options, with the spec's defaults, and the run's limits. */
+export function transportOf(r: { followRedirects?: boolean; skipSSL?: boolean; ipFamily?: 'IPv4' | 'IPv6' }, ctx: RunContext) {
+  return { followRedirects: r.followRedirects ?? true, skipSSL: r.skipSSL ?? false, ipFamily: r.ipFamily ?? 'IPv4', deadline: ctx.deadline, signal: ctx.signal };
+}
 
 export async function timedRequest(req: HttpRequest): Promise<HttpOutcome> {
   const t0 = performance.now();

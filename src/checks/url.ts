@@ -1,7 +1,7 @@
 // URL check: one GET, judged on its status code.
 
 import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
-import { timedRequest, responseView, exchangeFailure } from './http.js';
+import { timedRequest, transportOf, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
 
@@ -22,11 +22,7 @@ export const runUrl: CheckRunner = async (job, ctx) => {
       url: req.url,
       method: 'GET',
       headers,
-      followRedirects: req.followRedirects ?? true,
-      skipSSL: req.skipSSL ?? false,
-      ipFamily: req.ipFamily ?? 'IPv4',
-      deadline: ctx.deadline,
-      signal: ctx.signal,
+      ...transportOf(req, ctx),
       keepBodyBytes: 0,
     });
     const assertions = req.assertions ?? [];

@@ -2,11 +2,9 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { runApi } from '../../src/checks/api.js';
-import { createLogger } from '../../src/log.js';
-import type { Job } from '../../src/domain/run.js';
 import { httpServer, type HttpTarget } from '../helpers/http-servers.js';
+import { jobOf, runJob, type Job } from '../helpers/runner.js';
 
-const log = createLogger('test', 'ERROR');
 let web: HttpTarget;
 beforeAll(async () => {
   web = await httpServer();
@@ -18,14 +16,12 @@ afterAll(async () => {
   await web.close();
 });
 
-function job(setupScript: string | null, tearDownScript: string | null = null, timeoutMs = 5000): Job {
-  return {
-    id: 'c:1:here', checkId: 'c', checkType: 'API', location: 'here', dueAt: 1, timeoutMs, setupScript, tearDownScript,
-    variables: [{ key: 'SIGNING_KEY', value: 'k3y', secret: true }],
-    check: { name: 'n', request: { method: 'GET', url: `${web.url}/echo`, headers: [{ key: 'x-a', value: '1' }] }, degradedResponseTime: 5000, maxResponseTime: 20000, shouldFail: false },
-  };
+function job(setupScript: string | null, tearDownScript: string | null = null, timeoutMs = 5000) {
+  return jobOf('API', { method: 'GET', url: `${web.url}/echo`, headers: [{ key: 'x-a', value: '1' }] }, {
+    timeoutMs, setupScript, tearDownScript, variables: [{ key: 'SIGNING_KEY', value: 'k3y', secret: true }],
+  });
 }
-const run = (j: Job) => runApi(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const run = (j: Job) => runJob(runApi, j);
 
 describe('API check scripts', () => {
   it('a setup script changes the request before it is sent and can read the check variables', async () => {

@@ -2,11 +2,10 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { runApi } from '../../src/checks/api.js';
-import { createLogger } from '../../src/log.js';
-import type { Job, Variable } from '../../src/domain/run.js';
+import type { Variable } from '../../src/domain/run.js';
 import { httpServer, type HttpTarget } from '../helpers/http-servers.js';
+import { jobOf, runJob, type Job } from '../helpers/runner.js';
 
-const log = createLogger('test', 'ERROR');
 let web: HttpTarget;
 beforeAll(async () => {
   web = await httpServer();
@@ -15,13 +14,8 @@ afterAll(async () => {
   await web.close();
 });
 
-function job(request: Record<string, unknown>, variables?: Variable[]): Job {
-  return {
-    id: 'c:1:here', checkId: 'c', checkType: 'API', location: 'here', dueAt: 1, timeoutMs: 3000, variables,
-    check: { name: 'n', request: { method: 'GET', ...request }, degradedResponseTime: 5000, maxResponseTime: 20000, shouldFail: false },
-  };
-}
-const run = (j: Job) => runApi(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const job = (request: Record<string, unknown>, variables?: Variable[]) => jobOf('API', { method: 'GET', ...request }, { variables });
+const run = (j: Job) => runJob(runApi, j);
 const res = (o: Awaited<ReturnType<typeof run>>) => (o.detail.apiCheckResult as any).response;
 const reqOf = (o: Awaited<ReturnType<typeof run>>) => (o.detail.apiCheckResult as any).request;
 
@@ -77,11 +71,11 @@ describe('API runner through a proxy', () => {
     const { recordingProxy } = await import('../helpers/proxy.js');
     const proxy = await recordingProxy({ user: 'pxuser', pass: 'px-pass' });
     try {
-      const through = await runApi({ ...job({ url: `${web.url}/json` }), proxyUrl: proxy.url }, { signal: new AbortController().signal, deadline: Date.now() + 3000, log });
+      const through = await run({ ...job({ url: `${web.url}/json` }), proxyUrl: proxy.url });
       expect(through.error).toBeNull();
       expect(proxy.seen.at(-1)).toEqual({ target: new URL(web.url).host, auth: `Basic ${Buffer.from('pxuser:px-pass').toString('base64')}` });
       const wrong = proxy.url.replace('px-pass', 'nope');
-      const refused = await runApi({ ...job({ url: `${web.url}/json` }), proxyUrl: wrong }, { signal: new AbortController().signal, deadline: Date.now() + 3000, log });
+      const refused = await run({ ...job({ url: `${web.url}/json` }), proxyUrl: wrong });
       expect(refused.error).toMatch(/^the proxy refused the tunnel to 127\.0\.0\.1:\d+ \(status 407\)$/);
       expect(JSON.stringify(refused)).not.toContain('nope');
     } finally {

@@ -6,11 +6,9 @@ import http from 'node:http';
 import { runBrowser } from '../../src/checks/browser.js';
 import { BrowserServers } from '../../src/checks/pw/browser-server.js';
 import { DEFAULT_RUNTIMES_DIR } from '../../src/runtimes/catalog.js';
-import { createLogger } from '../../src/log.js';
-import type { Job } from '../../src/domain/run.js';
 import type { BrowserEnv } from '../../src/checks/types.js';
+import { jobOf, runJob, log, type Job } from '../helpers/runner.js';
 
-const log = createLogger('test', 'ERROR');
 const servers: BrowserServers[] = [];
 function env(chromium = '/usr/bin/chromium', carried = ['2026.04']): BrowserEnv {
   const s = new BrowserServers(chromium, log);
@@ -20,10 +18,9 @@ function env(chromium = '/usr/bin/chromium', carried = ['2026.04']): BrowserEnv 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
-function job(script: string, runtimeId = '2026.04', timeoutMs = 60_000): Job {
-  return { id: 'j', checkId: 'c', checkType: 'BROWSER', location: 'here', dueAt: 0, timeoutMs, runtimeId, check: { name: 'n', request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false, code: { script, artifacts: { screenshot: 'off', trace: 'off' } } } };
-}
-const run = (j: Job, browser: BrowserEnv) => runBrowser(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log, browser });
+const job = (script: string, runtimeId = '2026.04', timeoutMs = 60_000) =>
+  jobOf('BROWSER', {}, { runtimeId, timeoutMs, check: { code: { script, artifacts: { screenshot: 'off', trace: 'off' } } } });
+const run = (j: Job, browser: BrowserEnv) => runJob(runBrowser, j, { browser });
 const ok = "const { test } = require('@playwright/test'); test('t', async ({ page }) => { await page.setContent('<h1>hi</h1>'); });";
 
 describe('browser runner', { timeout: 120_000 }, () => {

@@ -2,11 +2,9 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { runDns } from '../../src/checks/dns.js';
-import { createLogger } from '../../src/log.js';
-import type { Job } from '../../src/domain/run.js';
 import { dnsServer, type DnsServer } from '../helpers/dns-server.js';
+import { jobOf, runJob, type Job } from '../helpers/runner.js';
 
-const log = createLogger('test', 'ERROR');
 let ns: DnsServer;
 beforeAll(async () => {
   ns = await dnsServer();
@@ -15,13 +13,8 @@ afterAll(async () => {
   await ns.close();
 });
 
-function job(request: Record<string, unknown>, timeoutMs = 2000): Job {
-  return {
-    id: 'j', checkId: 'c', checkType: 'DNS', location: 'here', dueAt: 0, timeoutMs,
-    check: { name: 'n', request: { nameServer: '127.0.0.1', port: ns.udpPort, protocol: 'UDP', ...request }, degradedResponseTime: 500, maxResponseTime: 1000, shouldFail: false },
-  };
-}
-const run = (j: Job) => runDns(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const job = (request: Record<string, unknown>, timeoutMs = 2000) => jobOf('DNS', { nameServer: '127.0.0.1', port: ns.udpPort, protocol: 'UDP', ...request }, { timeoutMs });
+const run = (j: Job) => runJob(runDns, j);
 const detail = (o: Awaited<ReturnType<typeof run>>) => o.detail.dnsCheckResult as any;
 
 describe('DNS runner', () => {

@@ -7,14 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runIcmp, parsePing, summarize } from '../../src/checks/icmp.js';
 import { pingerFor } from '../../src/checks/icmp-socket.js';
-import { createLogger } from '../../src/log.js';
-import type { Job } from '../../src/domain/run.js';
+import { jobOf, runJob, type Job } from '../helpers/runner.js';
 
-const log = createLogger('test', 'ERROR');
-function job(request: Record<string, unknown>): Job {
-  return { id: 'j', checkId: 'c', checkType: 'ICMP', location: 'here', dueAt: 0, timeoutMs: 5000, check: { name: 'n', request, degradedResponseTime: 10000, maxResponseTime: 20000, shouldFail: false } };
-}
-const run = (j: Job) => runIcmp(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const job = (request: Record<string, unknown>) => jobOf('ICMP', request, { timeoutMs: 5000 });
+const run = (j: Job) => runJob(runIcmp, j);
 
 describe('ICMP runner', () => {
   it('pings 127.0.0.1 and reports loss and latency', async () => {

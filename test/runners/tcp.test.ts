@@ -2,11 +2,9 @@
 
 import { describe, it, expect, afterEach } from 'vitest';
 import { runTcp } from '../../src/checks/tcp.js';
-import { createLogger } from '../../src/log.js';
-import type { Job } from '../../src/domain/run.js';
 import { tcpServer, closedPort, type TcpTarget } from '../helpers/servers.js';
+import { jobOf, runJob, type Job } from '../helpers/runner.js';
 
-const log = createLogger('test', 'ERROR');
 const open: TcpTarget[] = [];
 afterEach(async () => {
   for (const t of open.splice(0)) await t.close();
@@ -17,13 +15,8 @@ async function server(opts: Parameters<typeof tcpServer>[0]) {
   return t;
 }
 
-function job(request: Record<string, unknown>, timeoutMs = 2000): Job {
-  return {
-    id: 'j', checkId: 'c', checkType: 'TCP', location: 'here', dueAt: Date.now(), timeoutMs,
-    check: { name: 'n', request, degradedResponseTime: 3000, maxResponseTime: 5000, shouldFail: false },
-  };
-}
-const run = (j: Job) => runTcp(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const job = (request: Record<string, unknown>, timeoutMs = 2000) => jobOf('TCP', request, { timeoutMs });
+const run = (j: Job) => runJob(runTcp, j);
 
 describe('TCP runner', () => {
   it('connects, sends data, reads the answer and measures each phase', async () => {

@@ -2,12 +2,10 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { runUrl } from '../../src/checks/url.js';
-import { createLogger } from '../../src/log.js';
-import type { Job } from '../../src/domain/run.js';
 import { httpServer, httpsServer, type HttpTarget } from '../helpers/http-servers.js';
 import { closedPort } from '../helpers/servers.js';
+import { jobOf, runJob, type Job } from '../helpers/runner.js';
 
-const log = createLogger('test', 'ERROR');
 let plain: HttpTarget;
 let secure: HttpTarget;
 let six: HttpTarget;
@@ -20,13 +18,8 @@ afterAll(async () => {
   await Promise.all([plain.close(), secure.close(), six.close()]);
 });
 
-function job(request: Record<string, unknown>, timeoutMs = 3000): Job {
-  return {
-    id: 'check-1:1000:here', checkId: 'check-1', checkType: 'URL', location: 'here', dueAt: 1000, timeoutMs,
-    check: { name: 'n', request, degradedResponseTime: 3000, maxResponseTime: 5000, shouldFail: false },
-  };
-}
-const run = (j: Job) => runUrl(j, { signal: new AbortController().signal, deadline: Date.now() + j.timeoutMs, log });
+const job = (request: Record<string, unknown>, timeoutMs = 3000) => jobOf('URL', request, { id: 'check-1:1000:here', checkId: 'check-1', dueAt: 1000, timeoutMs });
+const run = (j: Job) => runJob(runUrl, j);
 const result = (out: Awaited<ReturnType<typeof run>>) => out.detail.apiCheckResult as any;
 
 describe('URL runner', () => {

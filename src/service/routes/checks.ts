@@ -6,6 +6,8 @@ import { getCheck, listChecks, deleteCheck, toApi } from '../store/checks.js';
 import { idParams } from './check-fields.js';
 import { ApiError, notFound } from '../errors.js';
 
+/** Types whose own fields include `script`. */
+const TAKES_SCRIPT = new Set(['HEARTBEAT', 'BROWSER', 'MULTI_STEP']);
 const TYPE_PATHS: Record<string, string> = { TCP: 'tcp', URL: 'url', DNS: 'dns', API: 'api', ICMP: 'icmp', HEARTBEAT: 'heartbeat', BROWSER: 'browser', MULTI_STEP: 'multistep', PLAYWRIGHT: 'playwright' };
 import type { Deps } from '../deps.js';
 
@@ -53,8 +55,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       const path = TYPE_PATHS[row.check_type];
       if (!path) throw new ApiError(400, `${row.check_type} checks cannot be updated by this service`, { field: 'checkType', rule: 'supported' });
       const { heartbeat, script, checkType: _t, ...rest } = req.body;
-      // `script` is the check's own code for browser and multi-step checks; elsewhere op 2 merely requires it.
-      const payload = row.check_type === 'HEARTBEAT' ? { ...rest, heartbeat, script } : ['BROWSER', 'MULTI_STEP'].includes(row.check_type) ? { ...rest, script } : rest;
+      // Op 2 requires heartbeat and script of every body; each type takes only the ones it has.
+      const payload = { ...rest, ...(row.check_type === 'HEARTBEAT' ? { heartbeat } : {}), ...(TAKES_SCRIPT.has(row.check_type) ? { script } : {}) };
       const res = await app.inject({
         method: 'PUT',
         url: `/v1/checks/${path}/${row.id}`,
