@@ -2,10 +2,11 @@
 // deliver results (through the disk spool when the service is away), shut down gracefully.
 
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
 import PQueue from 'p-queue';
 import { runners } from '../checks/index.js';
-import { judge, UPTIME_CHECK_TYPES, type Job, type RunResult } from '../domain/run.js';
+import { judge, UPTIME_CHECK_TYPES, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
 import { ServiceClient, ProtocolError, type Registration } from './client.js';
 import { Spool } from './spool.js';
 import { agentMetrics } from './metrics.js';
@@ -54,6 +55,8 @@ export class Agent {
   constructor(private config: AgentConfig, private log: Logger) {
     this.client = new ServiceClient(config.serviceUrl, config.apiKey, this.id);
     this.queue = new PQueue({ concurrency: config.concurrency });
+    // Every running job listens on this signal: as many listeners as slots is no leak.
+    setMaxListeners(config.concurrency + 10, this.abortRunning.signal);
     this.spool = new Spool(config.spoolDir);
     if (config.profile === 'full') this.browser = this.browserEnv();
   }
@@ -223,36 +226,46 @@ export class Agent {
 
   private async run(job: Job, stop: AbortSignal): Promise<RunResult> {
     const startedAt = Date.now();
-    const base = { jobId: job.id, checkId: job.checkId, location: job.location, dueAt: job.dueAt, startedAt };
     const runner = runners[job.checkType];
     const refuse = this.config.profile === 'uptime' && !UPTIME_CHECK_TYPES.has(job.checkType);
     if (!runner || refuse) {
-      const error = refuse ? `this agent runs the uptime profile and cannot run ${job.checkType} checks` : `this agent cannot run ${job.checkType} checks`;
-      this.metrics.jobs.inc({ check_type: job.checkType, outcome: 'error' });
-      return { ...base, stoppedAt: Date.now(), responseTime: 0, hasFailures: true, hasErrors: true, isDegraded: false, overMaxResponseTime: false, error, detail: {} };
+      return this.notRun(job, startedAt, refuse ? `this agent runs the uptime profile and cannot run ${job.checkType} checks` : `this agent cannot run ${job.checkType} checks`);
     }
-    const deadline = startedAt + job.timeoutMs;
+    let probe: ProbeOutcome;
     try {
       // Runners stop at the deadline themselves; `stop` only cuts them short at shutdown.
-      const probe = await runner(job, { signal: stop, deadline, log: this.log, browser: this.browser });
-      if (probe.hasErrors) {
-        // The agent could not run it (no browser, runtime missing): the operator must hear of it.
-        this.log.error({ jobId: job.id, checkType: job.checkType, error: probe.error }, 'job could not be run');
-        this.report({ kind: 'job_not_run', checkType: job.checkType, message: probe.error });
-      }
-      const v = judge(job.check, probe);
-      const stoppedAt = Date.now();
-      this.metrics.jobs.inc({ check_type: job.checkType, outcome: v.hasFailures ? 'failed' : v.isDegraded ? 'degraded' : 'passed' });
-      this.metrics.duration.observe({ check_type: job.checkType }, (stoppedAt - startedAt) / 1000);
-      return { ...base, stoppedAt, responseTime: probe.responseTime, hasErrors: probe.hasErrors ?? false, ...v, detail: probe.detail };
+      probe = await runner(job, { signal: stop, deadline: startedAt + job.timeoutMs, log: this.log, browser: this.browser });
     } catch (err) {
       // A runner that throws is a bug in the agent, not in the target: say so, keep serving.
-      const error = `the ${job.checkType} runner failed: ${(err as Error).message}`;
       this.log.error({ err, jobId: job.id }, 'runner crashed');
       this.report({ kind: 'runner_crash', checkType: job.checkType, message: (err as Error).message });
-      this.metrics.jobs.inc({ check_type: job.checkType, outcome: 'error' });
-      return { ...base, stoppedAt: Date.now(), responseTime: 0, hasFailures: true, hasErrors: true, isDegraded: false, overMaxResponseTime: false, error, detail: {} };
+      return this.notRun(job, startedAt, `the ${job.checkType} runner failed: ${(err as Error).message}`);
     }
+    if (probe.hasErrors) {
+      // The agent could not run it (no browser, runtime missing): the operator must hear of it.
+      this.log.error({ jobId: job.id, checkType: job.checkType, error: probe.error }, 'job could not be run');
+      this.report({ kind: 'job_not_run', checkType: job.checkType, message: probe.error });
+    }
+    const v = judge(job.check, probe);
+    const stoppedAt = Date.now();
+    this.metrics.jobs.inc({ check_type: job.checkType, outcome: v.hasFailures ? 'failed' : v.isDegraded ? 'degraded' : 'passed' });
+    this.metrics.duration.observe({ check_type: job.checkType }, (stoppedAt - startedAt) / 1000);
+    // Written out, not spread: V8 (Node 20) builds `{ ...a, b, c }` on a slow path, about a
+    // microsecond per added property, and this runs for every job.
+    return {
+      jobId: job.id, checkId: job.checkId, location: job.location, dueAt: job.dueAt, startedAt, stoppedAt,
+      responseTime: probe.responseTime, hasFailures: v.hasFailures, hasErrors: probe.hasErrors ?? false,
+      isDegraded: v.isDegraded, overMaxResponseTime: v.overMaxResponseTime, error: v.error, detail: probe.detail,
+    };
+  }
+
+  /** The result of a job the agent could not run at all. */
+  private notRun(job: Job, startedAt: number, error: string): RunResult {
+    this.metrics.jobs.inc({ check_type: job.checkType, outcome: 'error' });
+    return {
+      jobId: job.id, checkId: job.checkId, location: job.location, dueAt: job.dueAt, startedAt, stoppedAt: Date.now(),
+      responseTime: 0, hasFailures: true, hasErrors: true, isDegraded: false, overMaxResponseTime: false, error, detail: {},
+    };
   }
 
   private deliver(r: RunResult): void {

@@ -58,9 +58,15 @@ export function launch(args: string[], env: Record<string, string>, bin = proces
 
 /** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuSplit(pid);
+  return user + system;
+}
+
+/** CPU seconds a process has used so far in user space and in the kernel. */
+export function cpuSplit(pid: number): { user: number; system: number } {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  return { user: Number(fields[11]) / TICKS, system: Number(fields[12]) / TICKS };
 }
 
 /** CPU seconds used so far by every process of one name (the PostgreSQL server's backends). */

@@ -14,7 +14,8 @@ const ZONE: Record<string, DnsPacket.Answer[]> = {
   'probe.test/TXT': [{ name: 'probe.test', type: 'TXT', ttl: 300, class: 'IN', data: ['v=spf1 -all'] }],
 };
 
-function answer(query: Buffer): Buffer {
+/** The zone's answer to a query, as a DNS message. */
+export function answer(query: Buffer): Buffer {
   const q = packet.decode(query);
   const question = q.questions![0];
   const answers = ZONE[`${question.name}/${question.type}`];

@@ -2,8 +2,13 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { runDns } from '../../src/checks/dns.js';
-import { dnsServer, type DnsServer } from '../helpers/dns-server.js';
+import dgram from 'node:dgram';
+import { createRequire } from 'node:module';
+import type * as DnsPacket from 'dns-packet';
+import { dnsServer, answer, type DnsServer } from '../helpers/dns-server.js';
 import { jobOf, runJob, type Job } from '../helpers/runner.js';
+
+const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
 
 let ns: DnsServer;
 beforeAll(async () => {
@@ -72,5 +77,65 @@ describe('DNS runner, many queries at once', () => {
       expect(o.error).toBeNull();
       expect(detail(o).answers[0]).toContain(i % 2 ? '127.0.0.1' : '::1');
     });
+  });
+});
+
+// UDP queries share a few long-lived sockets: these are the guarantees one socket per query gave.
+describe('DNS runner, shared UDP sockets', () => {
+  async function udpSocket(type: 'udp4' | 'udp6', host: string): Promise<dgram.Socket> {
+    const s = dgram.createSocket(type);
+    await new Promise<void>((r) => s.bind(0, host, r));
+    return s;
+  }
+
+  it('takes the answer only from the server it asked: the same id from another port is ignored', async () => {
+    const server = await udpSocket('udp4', '127.0.0.1');
+    const impostor = await udpSocket('udp4', '127.0.0.1');
+    server.on('message', (msg, from) => {
+      const forged = packet.encode({ type: 'response', id: msg.readUInt16BE(0), flags: packet.AUTHORITATIVE_ANSWER | 3, questions: packet.decode(msg).questions });
+      // The forgery reaches the agent first; the real answer follows it.
+      impostor.send(forged, from.port, from.address, () => server.send(answer(msg), from.port, from.address));
+    });
+    try {
+      const out = await run(job({ recordType: 'A', query: 'probe.test', port: server.address().port }));
+      expect(out.error).toBeNull();
+      expect(detail(out).responseCode).toBe('NOERROR');
+      expect(detail(out).answers).toEqual(['probe.test.\t300\tIN\tA\t127.0.0.1']);
+    } finally {
+      server.close();
+      impostor.close();
+    }
+  });
+
+  it('asks a name server on ::1 over IPv6', async () => {
+    const server = await udpSocket('udp6', '::1');
+    server.on('message', (msg, from) => server.send(answer(msg), from.port, from.address));
+    try {
+      const out = await run(job({ recordType: 'AAAA', query: 'probe.test', nameServer: '::1', port: server.address().port }));
+      expect(out.error).toBeNull();
+      expect(detail(out).answers[0]).toMatch(/IN\tAAAA\t::1$/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('moves to a new source port every few thousand queries', async () => {
+    const server = await udpSocket('udp4', '127.0.0.1');
+    const ports = new Set<number>();
+    server.on('message', (msg, from) => {
+      ports.add(from.port);
+      server.send(answer(msg), from.port, from.address);
+    });
+    try {
+      for (let round = 0; round < 42; round++) {
+        const outs = await Promise.all(Array.from({ length: 100 }, () => run(job({ recordType: 'A', query: 'probe.test', port: server.address().port }))));
+        expect(outs.filter((o) => o.error !== null)).toEqual([]);
+      }
+      // 4,200 queries: more than one socket (the port changed), far fewer than one per query.
+      expect(ports.size).toBeGreaterThanOrEqual(2);
+      expect(ports.size).toBeLessThanOrEqual(4);
+    } finally {
+      server.close();
+    }
   });
 });
