@@ -117,7 +117,7 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
       method: req.method,
       headers,
       body,
-      ...transportOf(req, ctx),
+      transport: transportOf(req, ctx),
       keepBodyBytes: BODY_BYTES,
       proxyUrl: job.proxyUrl ?? null,
     });

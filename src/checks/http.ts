@@ -10,7 +10,8 @@ import tls from 'node:tls';
 import dns from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { Client, requestOn } from '../undici-lite.js';
+import { Client } from '../undici-lite.js';
+import { timeoutError } from './deadline.js';
 import type { RunContext } from './types.js';
 
 export interface HttpRequest {
@@ -18,11 +19,7 @@ export interface HttpRequest {
   method: string;
   headers?: Record<string, string>;
   body?: string | null;
-  followRedirects: boolean;
-  skipSSL: boolean;
-  ipFamily: 'IPv4' | 'IPv6';
-  deadline: number;
-  signal: AbortSignal;
+  transport: Transport;
   /** Bytes of the body kept for assertions; the rest is read (to time the download) and dropped. */
   keepBodyBytes: number;
   /** http(s)://[user:pass@]host:port of a proxy to tunnel through (CONNECT). */
@@ -76,8 +73,16 @@ export class HttpError extends Error {
 const MAX_REDIRECTS = 10;
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
 
+export interface Transport {
+  followRedirects: boolean;
+  skipSSL: boolean;
+  ipFamily: 'IPv4' | 'IPv6';
+  deadline: number;
+  signal: AbortSignal;
+}
+
 /** What URL and API checks set alike: their transport options, with the spec's defaults, and the run's limits. */
-export function transportOf(r: { followRedirects?: boolean; skipSSL?: boolean; ipFamily?: 'IPv4' | 'IPv6' }, ctx: RunContext) {
+export function transportOf(r: { followRedirects?: boolean; skipSSL?: boolean; ipFamily?: 'IPv4' | 'IPv6' }, ctx: RunContext): Transport {
   return { followRedirects: r.followRedirects ?? true, skipSSL: r.skipSSL ?? false, ipFamily: r.ipFamily ?? 'IPv4', deadline: ctx.deadline, signal: ctx.signal };
 }
 
@@ -87,10 +92,12 @@ export async function timedRequest(req: HttpRequest): Promise<HttpOutcome> {
   let method = req.method;
   let body = req.body ?? null;
   for (let redirects = 0; ; redirects++) {
-    const out = await once({ ...req, url, method, body }, t0);
+    const out = await once(req, url, method, body, t0);
     const location = out.headers.location;
-    if (!req.followRedirects || out.status < 300 || out.status >= 400 || !location || redirects >= MAX_REDIRECTS) {
-      return { ...out, redirects, timingPhases: { ...out.timingPhases, total: round(performance.now() - t0) } };
+    if (!req.transport.followRedirects || out.status < 300 || out.status >= 400 || !location || redirects >= MAX_REDIRECTS) {
+      out.redirects = redirects;
+      out.timingPhases.total = round(performance.now() - t0);
+      return out;
     }
     url = new URL(location, url).toString();
     if (out.status === 303 || ((out.status === 301 || out.status === 302) && method === 'POST')) {
@@ -104,14 +111,16 @@ function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
-async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
-  const target = new URL(req.url);
+async function once(req: HttpRequest, url: string, method: string, body: string | null, runStart: number): Promise<HttpOutcome> {
+  const { deadline, signal } = req.transport;
+  const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new HttpError(`unsupported protocol ${target.protocol}`, 'request', {});
-  const family = req.ipFamily === 'IPv6' ? 6 : 4;
+  const family = req.transport.ipFamily === 'IPv6' ? 6 : 4;
   const start = performance.now();
   const mark = { socket: start, lookup: start, connect: start, secureConnect: null as number | null, response: start, end: start };
   let tlsFacts: TlsFacts | null = null;
   let remoteAddress: string | null = null;
+  let socket: net.Socket | null = null;
   let phase = 'dns';
 
   // When bytes arrive, as early as JavaScript can know it: a 'readable' listener sees the socket
@@ -166,6 +175,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
           raw.removeAllListeners('error');
           phase = 'firstByte';
           watchArrivals(raw);
+          socket = raw;
           return cb(null, raw);
         }
         phase = 'tls';
@@ -177,12 +187,13 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
           tlsFacts = tlsFactsOf(sock);
           sock.removeAllListeners('error');
           raw.removeAllListeners('error');
-          if (!req.skipSSL && !sock.authorized) {
+          if (!req.transport.skipSSL && !sock.authorized) {
             sock.destroy();
             return cb(Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), { code: 'CERT_INVALID' }), null);
           }
           phase = 'firstByte';
           watchArrivals(sock);
+          socket = sock;
           cb(null, sock);
         });
       };
@@ -193,42 +204,40 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
     },
   } as unknown as ConstructorParameters<typeof Client>[1]);
 
-  const onAbort = () => agent.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })).catch(() => {});
-  const timer = setTimeout(onAbort, Math.max(0, req.deadline - Date.now()));
-  req.signal.addEventListener('abort', onAbort, { once: true });
-  const partial = (): Partial<HttpOutcome> => ({ url: req.url, tls: tlsFacts, remoteAddress });
+  const onAbort = () => agent.destroy(timeoutError(), noop);
+  const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
+  signal.addEventListener('abort', onAbort, { once: true });
+  const partial = (): Partial<HttpOutcome> => ({ url, tls: tlsFacts, remoteAddress });
   let clean = false;
   try {
-    const res = await requestOn(agent, {
+    const res = await exchange(agent, {
       origin: target.origin,
       path: target.pathname + target.search,
-      method: req.method as Dispatcher.HttpMethod,
+      method: method as Dispatcher.HttpMethod,
       headers: req.headers,
-      body: req.body ?? undefined,
+      body: body ?? undefined,
+    }, req.keepBodyBytes, () => {
+      mark.response = arrivals.first || performance.now();
+      phase = 'download';
+    }, () => {
+      // The connection has served its one exchange. Closing it here, with one shared error,
+      // spares undici building (and Node formatting) an error of its own for every run.
+      socket?.destroy(EXCHANGE_DONE);
     });
-    mark.response = arrivals.first || performance.now();
-    phase = 'download';
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
-    let bodyBytes = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      bodyBytes += chunk.length;
-      if (keptBytes < req.keepBodyBytes) {
-        kept.push(chunk.subarray(0, req.keepBodyBytes - keptBytes));
-        keptBytes += Math.min(chunk.length, req.keepBodyBytes - keptBytes);
-      }
-    }
     mark.end = Math.max(mark.response, arrivals.last || performance.now());
     clean = true;
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const k in res.headers) {
+      const v = res.headers[k];
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    }
     return {
-      url: req.url,
-      status: res.statusCode,
-      statusText: STATUS_TEXT[res.statusCode] ?? '',
+      url,
+      status: res.status,
+      statusText: STATUS_TEXT[res.status] ?? '',
       headers,
-      body: Buffer.concat(kept).toString('utf8'),
-      bodyBytes,
+      body: res.body,
+      bodyBytes: res.bodyBytes,
       redirects: 0,
       remoteAddress,
       tls: tlsFacts,
@@ -253,7 +262,7 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const waited = Math.round(performance.now() - runStart);
-    if (e.name === 'TimeoutError' || req.signal.aborted || Date.now() >= req.deadline) {
+    if (e.name === 'TimeoutError' || signal.aborted || Date.now() >= deadline) {
       throw new HttpError(`Timed out after ${waited} ms while waiting for ${phase === 'dns' ? 'DNS' : phase} from ${target.host}`, phase, partial());
     }
     if (e.code === 'CERT_INVALID' || e.code === 'EPROXY') throw new HttpError(e.message, phase, partial());
@@ -263,10 +272,60 @@ async function once(req: HttpRequest, runStart: number): Promise<HttpOutcome> {
     throw new HttpError(`${e.code ?? e.name}: ${e.message}`, phase, partial());
   } finally {
     clearTimeout(timer);
-    req.signal.removeEventListener('abort', onAbort);
-    // close() after a clean exchange: destroy() builds an error (and its stack) every time.
-    (clean ? agent.close() : agent.destroy()).catch(() => {});
+    signal.removeEventListener('abort', onAbort);
+    // After a clean exchange the client is destroyed with one shared error: undici would
+    // otherwise build a fresh one (and Node format its stack) for every run.
+    if (clean) agent.destroy(EXCHANGE_DONE, noop);
+    else agent.destroy(noop);
   }
+}
+
+const noop = () => {};
+const EXCHANGE_DONE = Object.assign(new Error('exchange done'), { code: 'EXCHANGE_DONE' });
+
+interface Exchanged {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  bodyBytes: number;
+}
+
+/**
+ * One request on the client through undici's dispatch handler: the body is counted as it
+ * arrives and its first `keep` bytes kept, without a stream or an iterator per response.
+ * `started` is called when the response head has been parsed, `ended` when its body is in.
+ */
+function exchange(client: InstanceType<typeof Client>, opts: Dispatcher.DispatchOptions, keep: number, started: () => void, ended: () => void): Promise<Exchanged> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let headers: Exchanged['headers'] = {};
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let bodyBytes = 0;
+    client.dispatch(opts, {
+      onRequestStart() {},
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        status = statusCode;
+        headers = responseHeaders as Exchanged['headers'];
+        started();
+      },
+      onResponseData(_controller, chunk) {
+        bodyBytes += chunk.length;
+        if (keptBytes < keep) {
+          const part = chunk.subarray(0, keep - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+        }
+      },
+      onResponseEnd() {
+        ended();
+        resolve({ status, headers, body: keptBytes ? Buffer.concat(kept).toString('utf8') : '', bodyBytes });
+      },
+      onResponseError(_controller, err) {
+        reject(err);
+      },
+    });
+  });
 }
 
 const TLS_ERRORS: Record<string, string> = {

@@ -22,7 +22,7 @@ export const runUrl: CheckRunner = async (job, ctx) => {
       url: req.url,
       method: 'GET',
       headers,
-      ...transportOf(req, ctx),
+      transport: transportOf(req, ctx),
       keepBodyBytes: 0,
     });
     const assertions = req.assertions ?? [];
