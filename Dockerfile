@@ -6,7 +6,7 @@
 # the migration build carries three:  docker build --build-arg RUNTIMES="2024.09 2025.04 2026.04" .
 
 FROM node:20-bookworm-slim AS build
-# python3, make and g++ build the agent's ICMP socket addon (src/native/icmp).
+# python3, make and g++ build the agent's native addon (src/native: ICMP socket, arrival times).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -26,7 +26,7 @@ RUN useradd --system --uid 10001 --create-home --home-dir /home/outpost outpost 
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/src/native/icmp/build/Release/outpost_icmp.node ./src/native/icmp/build/Release/
+COPY --from=build /app/src/native/build/Release/outpost_native.node ./src/native/build/Release/
 COPY package.json README.md ./
 COPY runtimes ./runtimes
 # Each carried runtime's dependencies, installed without install scripts (they would download

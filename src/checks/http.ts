@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { Client } from '../undici-lite.js';
 import { timeoutError } from './deadline.js';
+import { socketArrivals, type Arrivals } from './arrivals.js';
 import type { RunContext } from './types.js';
 
 export interface HttpRequest {
@@ -123,9 +124,14 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
   let socket: net.Socket | null = null;
   let phase = 'dns';
 
-  // When bytes arrive, as early as JavaScript can know it: a 'readable' listener sees the socket
-  // before undici parses anything, and takes no data from it. The response's first byte and
-  // its last are read off these rather than off the parsed response, which comes later.
+  // When bytes arrive. Over plain TCP the addon's watcher thread notes the first as it comes in
+  // (`onWire`), whatever the event loop is busy with. Otherwise, and as a bound on that, as
+  // early as JavaScript can know it: a 'readable' listener sees the socket before undici parses
+  // anything, and takes no data from it. The response's first byte and its last are read off
+  // these rather than off the parsed response, which comes later.
+  // (Over TLS the watcher is not used: the server's session tickets arrive on the same socket,
+  // unasked, and would pass for the response's first byte.)
+  let onWire = null as Arrivals | null;
   const arrivals = { first: 0, last: 0 };
   const watchArrivals = (sock: net.Socket) => {
     sock.prependListener('readable', () => {
@@ -174,6 +180,7 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
         if (opts.protocol !== 'https:') {
           raw.removeAllListeners('error');
           phase = 'firstByte';
+          onWire = socketArrivals(raw);
           watchArrivals(raw);
           socket = raw;
           return cb(null, raw);
@@ -220,10 +227,17 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
       mark.response = arrivals.first || performance.now();
       phase = 'download';
     }, () => {
+      onWire?.stop();
       // The connection has served its one exchange. Closing it here, with one shared error,
       // spares undici building (and Node formatting) an error of its own for every run.
       socket?.destroy(EXCHANGE_DONE);
     });
+    // Both readings of the first byte come at or after it did (the watcher thread can be kept
+    // waiting for a core too), so the earlier of the two is the nearer. The last byte is read
+    // off the event loop only: the watcher has been seen to miss a later arrival (the first
+    // response a cold process receives), and a missed one would time the end too early.
+    const wire = onWire?.times();
+    if (wire?.first && wire.first >= mark.connect) mark.response = Math.min(mark.response, wire.first);
     mark.end = Math.max(mark.response, arrivals.last || performance.now());
     clean = true;
     const headers: Record<string, string> = {};
@@ -271,6 +285,7 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
     }
     throw new HttpError(`${e.code ?? e.name}: ${e.message}`, phase, partial());
   } finally {
+    onWire?.stop();
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
     // After a clean exchange the client is destroyed with one shared error: undici would

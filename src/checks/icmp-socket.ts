@@ -1,28 +1,20 @@
-// Echo requests over the agent's own ICMP socket (src/native/icmp), shared by every ICMP run
+// Echo requests over the agent's own ICMP socket (src/native/icmp.c), shared by every ICMP run
 // of one address family: one socket, one sequence space, replies matched to their request by
 // sequence number and a random token in the payload.
 
-import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { nativeAddon } from './native.js';
 
 interface NativeSocket {
   readonly kind: 'raw' | 'dgram';
   send(packet: Buffer, address: string): number;
   close(): void;
 }
-type NativeCtor = new (family: 4 | 6, onMessage: (packet: Buffer, from: string, at: number) => void) => NativeSocket;
+export type NativeCtor = new (family: 4 | 6, onMessage: (packet: Buffer, from: string, at: number) => void) => NativeSocket;
 
-let native: NativeCtor | null | undefined;
-/** The addon, or null when it was not built (then ICMP runs fall back to the ping program). */
+/** The addon's socket, or null when it was not built (then ICMP runs fall back to the ping program). */
 function loadNative(): NativeCtor | null {
-  if (native !== undefined) return native;
-  try {
-    const require = createRequire(import.meta.url);
-    native = (require('../../src/native/icmp/build/Release/outpost_icmp.node') as { IcmpSocket: NativeCtor }).IcmpSocket;
-  } catch {
-    native = null;
-  }
-  return native;
+  return nativeAddon()?.IcmpSocket ?? null;
 }
 
 interface Pending {

@@ -1,6 +1,6 @@
 // ICMP check: echo requests to a host, judged on packet loss and latency.
 //
-// Node has no ICMP sockets, so the agent brings its own (src/native/icmp, shared by all runs:
+// Node has no ICMP sockets, so the agent brings its own (src/native, shared by all runs:
 // unprivileged where net.ipv4.ping_group_range allows, raw as root or with CAP_NET_RAW). Where
 // that addon is missing or may not open a socket, the system's ping (iputils) makes the
 // exchange instead, through its own cap_net_raw file capability: real echo requests either way.

@@ -82,13 +82,21 @@ export function evaluateAssertions(
 ): AssertionOutcome[] {
   return assertions.map((a) => {
     const target = a.target === undefined ? '' : String(a.target);
-    const base = { source: a.source, comparison: a.comparison, property: a.property ?? '', target, regex: a.regex ?? null };
+    let actual: Actual = null;
+    let passed = false;
+    let error: string | undefined;
     try {
-      const actual = extract(valueOf(a), a.regex);
-      return { ...base, actual, passed: compare(a.comparison, actual, target) };
+      actual = extract(valueOf(a), a.regex);
+      passed = compare(a.comparison, actual, target);
     } catch (err) {
-      return { ...base, actual: null, passed: false, error: (err as Error).message };
+      actual = null;
+      passed = false;
+      error = (err as Error).message;
     }
+    // One literal (no spread of a common base): this runs for every assertion of every run.
+    const outcome: AssertionOutcome = { source: a.source, comparison: a.comparison, property: a.property ?? '', target, regex: a.regex ?? null, actual, passed };
+    if (error !== undefined) outcome.error = error;
+    return outcome;
   });
 }
 

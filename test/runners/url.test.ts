@@ -86,3 +86,35 @@ describe('URL runner', () => {
     expect(slow.error).toMatch(/^Timed out after \d+ ms while waiting for firstByte from 127\.0\.0\.1:\d+$/);
   });
 });
+
+// The response's first byte is timed by the addon's watcher thread as it arrives, not when the
+// event loop gets to it: a busy agent still reports how long the server took.
+describe('URL runner, timing while the event loop is busy', () => {
+  it('reports the first byte as the server applied it, though JavaScript saw it late', async () => {
+    const { nativeAddon } = await import('../../src/checks/native.js');
+    expect(nativeAddon(), 'the native addon is built by npm install (python3, make, g++)').not.toBeNull();
+    const { fork } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    // The benchmark's delay server, in its own process: 20 ms to the first byte, 20 ms more to the last.
+    const server = fork(fileURLToPath(new URL('../../dist/bench/delay-server.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    try {
+      const port = await new Promise<number>((r) => server.once('message', (m) => r((m as { port: number }).port)));
+      const running = run(job({ url: `http://127.0.0.1:${port}/busy` }));
+      // Once the request is out, the loop is kept busy for 300 ms: both arrivals fall inside.
+      await new Promise((r) => setTimeout(r, 5));
+      const busyUntil = Date.now() + 300;
+      while (Date.now() < busyUntil) { /* busy */ }
+      const out = await running;
+      server.send('applied');
+      const applied = await new Promise<Record<string, { firstByte: number; download: number }>>((r) => server.once('message', (m) => r((m as { applied: Record<string, { firstByte: number; download: number }> }).applied)));
+      const truth = applied['/busy'];
+      expect(truth.firstByte + truth.download, 'the server answered while the loop was busy').toBeLessThan(250);
+      const phases = result(out).response.timingPhases;
+      expect(Math.abs(phases.firstByte - truth.firstByte)).toBeLessThan(10);
+      // The last byte is read off the event loop: after the busy spell, so never too early.
+      expect(phases.firstByte + phases.download).toBeGreaterThanOrEqual(truth.firstByte + truth.download);
+    } finally {
+      server.kill();
+    }
+  });
+});

@@ -61,14 +61,14 @@ describe.each(['Dockerfile', 'Dockerfile.uptime'])('%s', (name) => {
   it('carries ping for ICMP checks (iputils keeps its cap_net_raw for a non-root user)', () => {
     expect(final.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n')).toMatch(/apt-get install[^\n]*iputils-ping/);
   });
-  it('builds the ICMP socket addon and copies it to where the agent loads it from', () => {
+  it('builds the native addon (ICMP socket, arrival times) and copies it to where the agent loads it from', () => {
     const build = all.filter((i) => i.stage < last);
     expect(build.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n')).toMatch(/apt-get install[^\n]*g\+\+[\s\S]*npm run build:native/);
-    const copy = args('COPY').find((c) => c.includes('outpost_icmp.node'));
-    expect(copy).toBe('--from=build /app/src/native/icmp/build/Release/outpost_icmp.node ./src/native/icmp/build/Release/');
-    const loader = fs.readFileSync(path.join(root, 'src/checks/icmp-socket.ts'), 'utf8');
-    expect(loader).toContain("'../../src/native/icmp/build/Release/outpost_icmp.node'");
-    expect(pkg.scripts['build:native']).toContain('--directory src/native/icmp');
+    const copy = args('COPY').find((c) => c.includes('outpost_native.node'));
+    expect(copy).toBe('--from=build /app/src/native/build/Release/outpost_native.node ./src/native/build/Release/');
+    const loader = fs.readFileSync(path.join(root, 'src/checks/native.ts'), 'utf8');
+    expect(loader).toContain("'../../src/native/build/Release/outpost_native.node'");
+    expect(pkg.scripts['build:native']).toContain('--directory src/native');
   });
   it('builds with the lock file and without dev dependencies in the image', () => {
     const runs = all.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');

@@ -223,7 +223,7 @@ static napi_value close_socket(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-static napi_value init(napi_env env, napi_value exports) {
+napi_value icmp_init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
     { "send", NULL, send_packet, NULL, NULL, NULL, napi_default, NULL },
     { "close", NULL, close_socket, NULL, NULL, NULL, napi_default, NULL },
@@ -234,4 +234,3 @@ static napi_value init(napi_env env, napi_value exports) {
   return exports;
 }
 
-NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "outpost_native",
+      "sources": ["module.c", "icmp.c", "arrivals.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"],
+      "libraries": ["-lpthread"]
+    }
+  ]
+}

@@ -1,9 +1,0 @@
-{
-  "targets": [
-    {
-      "target_name": "outpost_icmp",
-      "sources": ["icmp.c"],
-      "cflags": ["-O2", "-Wall", "-Wextra"]
-    }
-  ]
-}
