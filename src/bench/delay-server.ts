@@ -15,7 +15,7 @@ const watched = new WeakMap<net.Socket, Arrivals | null>();
 const server = http.createServer((req, res) => {
   const onWire = watched.get(req.socket);
   onWire?.stop();
-  const t0 = Math.min(performance.now(), onWire?.times().first ?? Infinity);
+  const t0 = Math.min(performance.now(), onWire?.first() ?? Infinity);
   setTimeout(() => {
     res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
     res.write('o');

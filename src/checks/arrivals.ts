@@ -1,6 +1,7 @@
-// When a socket's bytes arrived, from the addon's watcher thread (src/native/arrivals.c), on
+// When a socket's first bytes arrived, from the addon's watcher thread (src/native/arrivals.c), on
 // performance.now()'s scale. The event loop may get to a socket milliseconds after its bytes
-// came in; the watcher thread notes them as they come. Without the addon: null, and the caller
+// came in; the watcher thread notes them as they come (when it gets a core: the reading is
+// never early, and may be late, so callers take the earlier of it and their own). Without the addon: null, and the caller
 // keeps its own event-loop readings.
 
 import type net from 'node:net';
@@ -8,9 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { nativeAddon } from './native.js';
 
 export interface Arrivals {
-  /** First and last arrival so far (performance.now() ms), or null when none yet. */
-  times(): { first: number | null; last: number | null };
-  /** Stops watching; times() keeps answering with what was seen until then. */
+  /** When the first bytes arrived (performance.now() ms), or null when none have yet. */
+  first(): number | null;
+  /** Stops watching; first() keeps answering with what was seen until then. */
   stop(): void;
 }
 
@@ -28,16 +29,15 @@ export function socketArrivals(sock: net.Socket): Arrivals | null {
   const slot = watcher.watch(fd);
   if (slot < 0) return null;
   offset ??= performance.now() - watcher.now();
-  let seen: [number, number] | null = null;
-  const read = () => seen ?? watcher.times(slot);
+  let seen: number | null = null;
   return {
-    times() {
-      const [first, last] = read();
-      return { first: first ? first + offset! : null, last: last ? last + offset! : null };
+    first() {
+      const at = seen ?? watcher.first(slot);
+      return at ? at + offset! : null;
     },
     stop() {
-      if (seen) return;
-      seen = watcher.times(slot);
+      if (seen !== null) return;
+      seen = watcher.first(slot);
       // Closing a socket takes it out of the watcher's set; its number may be another's by now.
       watcher.unwatch(slot, fdOf(sock) === fd ? fd : -1);
     },

@@ -10,8 +10,8 @@ export interface ArrivalWatcher {
   watch(fd: number): number;
   /** fd while the socket is still open, -1 once it is closed. */
   unwatch(slot: number, fd: number): void;
-  /** [first, last] arrival on CLOCK_MONOTONIC in ms, 0 where nothing arrived yet. */
-  times(slot: number): [number, number];
+  /** When the first bytes arrived, ms on CLOCK_MONOTONIC; 0 while none have. */
+  first(slot: number): number;
   /** CLOCK_MONOTONIC in ms. */
   now(): number;
 }

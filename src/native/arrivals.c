@@ -1,16 +1,15 @@
-// When bytes arrive on a TCP socket, as seen by a thread of our own rather than by Node's event
-// loop: a busy loop reads a socket late, and a response timed when JavaScript gets to it is
-// timed late by however long the loop was busy.
+// When the first bytes arrive on a TCP socket, as seen by a thread of our own rather than by
+// Node's event loop: a busy loop reads a socket late, and a response timed when JavaScript gets
+// to it is timed late by however long the loop was busy.
 //
-// Watched sockets join this thread's epoll set, edge-triggered, so every arrival of data wakes
-// the thread, which notes the time (CLOCK_MONOTONIC, the clock behind performance.now()) in the
+// Watched sockets join this thread's epoll set, one-shot, so the first arrival of data wakes the
+// thread, which notes the time (CLOCK_MONOTONIC, the clock behind performance.now()) in the
 // socket's slot. The thread never reads: Node reads the socket as usual.
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <node_api.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -18,20 +17,16 @@
 
 #define SLOTS 4096
 
-// first and last are written by the thread and read by JavaScript, atomically. gen changes
-// whenever the slot is taken or given back, so a wake-up for a socket no longer watched (its
-// event was already in hand when it was unwatched) writes nothing.
+// first is written by the thread and read by JavaScript, atomically. gen changes whenever the
+// slot is taken or given back, so a wake-up for a socket no longer watched (its event was
+// already in hand when it was unwatched) writes nothing.
 typedef struct {
   uint32_t gen;
   int used;
   int64_t first;
-  int64_t last;
 } slot_t;
 
 static slot_t slots[SLOTS];
-// Set while the thread holds events it has not stamped yet: a reader waits for it, so no
-// arrival is ever left out of the times it reads.
-static int in_hand;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int ep = -1;
 
@@ -50,7 +45,6 @@ static void stamp(const struct epoll_event *events, int n) {
     if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen) continue;
     int64_t unset = 0;
     __atomic_compare_exchange_n(&s->first, &unset, t, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->last, t, __ATOMIC_RELEASE);
   }
 }
 
@@ -63,9 +57,7 @@ static void *watch_loop(void *unused) {
       if (errno == EINTR) continue;
       return NULL;
     }
-    __atomic_store_n(&in_hand, 1, __ATOMIC_RELEASE);
     stamp(events, n);
-    __atomic_store_n(&in_hand, 0, __ATOMIC_RELEASE);
   }
 }
 
@@ -120,10 +112,9 @@ static napi_value watch(napi_env env, napi_callback_info info) {
     slot_t *s = &slots[index];
     uint32_t gen = __atomic_add_fetch(&s->gen, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&s->first, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->last, 0, __ATOMIC_RELEASE);
     struct epoll_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.events = EPOLLIN | EPOLLET;
+    ev.events = EPOLLIN | EPOLLONESHOT;
     ev.data.u64 = ((uint64_t)gen << 32) | (uint32_t)index;
     int rc = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
     if (rc < 0 && errno == EEXIST) rc = epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
@@ -148,30 +139,12 @@ static napi_value unwatch(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-// times(slot) -> [firstMs, lastMs] on CLOCK_MONOTONIC, 0 where nothing has arrived.
-// Arrivals the thread has not got to yet (it was not scheduled) are stamped now, by the caller,
-// and ones it has in hand are waited for (briefly: 5 ms at most): late, but never left out, so a
-// last arrival is never reported earlier than it was.
-static napi_value times(napi_env env, napi_callback_info info) {
+// first(slot) -> when the first bytes arrived (ms on CLOCK_MONOTONIC), 0 when none yet.
+static napi_value first(napi_env env, napi_callback_info info) {
   int32_t index = arg_int(env, info, 0);
-  if (ep >= 0) {
-    struct epoll_event events[256];
-    int n = epoll_wait(ep, events, 256, 0);
-    if (n > 0) stamp(events, n);
-    int64_t give_up = now_ns() + 5000000;
-    while (__atomic_load_n(&in_hand, __ATOMIC_ACQUIRE) && now_ns() < give_up) sched_yield();
-  }
-  napi_value out, first, last;
-  napi_create_array_with_length(env, 2, &out);
-  int64_t f = 0, l = 0;
-  if (index >= 0 && index < SLOTS) {
-    f = __atomic_load_n(&slots[index].first, __ATOMIC_ACQUIRE);
-    l = __atomic_load_n(&slots[index].last, __ATOMIC_ACQUIRE);
-  }
-  napi_create_double(env, (double)f / 1e6, &first);
-  napi_create_double(env, (double)l / 1e6, &last);
-  napi_set_element(env, out, 0, first);
-  napi_set_element(env, out, 1, last);
+  napi_value out;
+  int64_t f = index >= 0 && index < SLOTS ? __atomic_load_n(&slots[index].first, __ATOMIC_ACQUIRE) : 0;
+  napi_create_double(env, (double)f / 1e6, &out);
   return out;
 }
 
@@ -193,7 +166,7 @@ napi_value arrivals_init(napi_env env, napi_value exports) {
   napi_property_descriptor fns[] = {
     { "watch", NULL, watch, NULL, NULL, NULL, napi_default, NULL },
     { "unwatch", NULL, unwatch, NULL, NULL, NULL, napi_default, NULL },
-    { "times", NULL, times, NULL, NULL, NULL, napi_default, NULL },
+    { "first", NULL, first, NULL, NULL, NULL, napi_default, NULL },
     { "now", NULL, now, NULL, NULL, NULL, napi_default, NULL },
   };
   napi_value obj;
