@@ -14,7 +14,8 @@ import { launch, cpuSeconds, sleep, percentile } from './procs.js';
 import { startStack, createChecks, drain } from './stack.js';
 
 const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
-const CHECKS = Number(process.env.BENCH_PROBE_CHECKS ?? 2000);
+// 4,000 checks: a backlog of 8,000 runs, so the drain lasts seconds and the CPU figure settles.
+const CHECKS = Number(process.env.BENCH_PROBE_CHECKS ?? 4000);
 const BACKLOG_S = Number(process.env.BENCH_PROBE_BACKLOG_SECONDS ?? 20);
 const PEER_S = Number(process.env.BENCH_PEER_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_AGENT_CONCURRENCY ?? 100);
