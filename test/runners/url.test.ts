@@ -110,7 +110,9 @@ describe('URL runner, timing while the event loop is busy', () => {
       const truth = applied['/busy'];
       expect(truth.firstByte + truth.download, 'the server answered while the loop was busy').toBeLessThan(250);
       const phases = result(out).response.timingPhases;
-      expect(Math.abs(phases.firstByte - truth.firstByte)).toBeLessThan(10);
+      // Read off the event loop it would be ~300 ms late; the watcher thread may itself wait
+      // for a core while the rest of the suite runs, hence the margin.
+      expect(Math.abs(phases.firstByte - truth.firstByte)).toBeLessThan(50);
       // The last byte is read off the event loop: after the busy spell, so never too early.
       expect(phases.firstByte + phases.download).toBeGreaterThanOrEqual(truth.firstByte + truth.download);
     } finally {
