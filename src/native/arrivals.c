@@ -61,7 +61,8 @@ static void *watch_loop(void *unused) {
   }
 }
 
-// The thread starts with the first watch; it lives as long as the process.
+// One thread for the process, started when the addon loads (or, failing that, at a watch);
+// it lives as long as the process.
 static int start_once(void) {
   if (ep >= 0) return 0;
   int fd = epoll_create1(EPOLL_CLOEXEC);
@@ -157,9 +158,7 @@ static napi_value now(napi_env env, napi_callback_info info) {
 }
 
 napi_value arrivals_init(napi_env env, napi_value exports) {
-  pthread_mutex_lock(&lock);
-  start_once();
-  pthread_mutex_unlock(&lock);
+  // Started now rather than at the first watch, so it is already waiting when bytes come.
   pthread_mutex_lock(&lock);
   start_once();
   pthread_mutex_unlock(&lock);
