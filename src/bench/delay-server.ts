@@ -1,33 +1,45 @@
-// A target for the timing-error benchmark, in its own process so the measuring side's load does
-// not bend its delays: waits 20 ms before the first byte and 20 ms before the rest of the body.
-// Timers fire late by their own jitter, and the request reaches JavaScript later than it reached
-// the socket, so it records the delays it really applied, on the wire: from the request's arrival
-// on its socket (noted by the addon's watcher thread, src/native/arrivals.c, when built) to the
-// first byte's write, and from there to the last. It hands them over when asked.
-import http from 'node:http';
-import type net from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { socketArrivals, type Arrivals } from '../checks/arrivals.js';
+// Starts the timing benchmark's target, src/native/delay-server.c (built with the addon): an
+// HTTP server on 127.0.0.1 that waits 20 ms before the first byte and 20 ms before the last,
+// and says what delays it really applied, timed from the request's arrival in the kernel.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
-const applied = new Map<string, { firstByte: number; download: number }>();
-const watched = new WeakMap<net.Socket, Arrivals | null>();
+export interface Applied {
+  firstByte: number;
+  download: number;
+}
 
-const server = http.createServer((req, res) => {
-  const onWire = watched.get(req.socket);
-  onWire?.stop();
-  const t0 = Math.min(performance.now(), onWire?.first() ?? Infinity);
-  setTimeout(() => {
-    res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
-    res.write('o');
-    const t1 = performance.now();
-    setTimeout(() => {
-      res.end('k');
-      applied.set(req.url ?? '/', { firstByte: t1 - t0, download: performance.now() - t1 });
-    }, 20);
-  }, 20);
-});
-server.on('connection', (sock: net.Socket) => watched.set(sock, socketArrivals(sock)));
-server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
-process.on('message', (m) => {
-  if (m === 'applied') process.send!({ applied: Object.fromEntries(applied) });
-});
+export interface DelayServer {
+  port: number;
+  /** What it applied to each request (by path) since the last call. */
+  applied(): Promise<Record<string, Applied>>;
+  stop(): void;
+}
+
+export const delayServerPath = fileURLToPath(new URL('../../src/native/build/Release/delay_server', import.meta.url));
+
+export async function startDelayServer(): Promise<DelayServer> {
+  const child = spawn(delayServerPath, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const next = () => new Promise<string>((resolve, reject) => {
+    waiting.push(resolve);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`delay_server exited (${code})`)));
+  });
+  const port = Number((await next()).split(' ')[1]);
+  return {
+    port,
+    async applied() {
+      const answer = next();
+      child.stdin.write('applied\n');
+      return JSON.parse(await answer) as Record<string, Applied>;
+    },
+    stop() {
+      child.stdin.end();
+      child.kill();
+    },
+  };
+}

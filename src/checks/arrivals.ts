@@ -1,8 +1,9 @@
-// When a socket's first bytes arrived, from the addon's watcher thread (src/native/arrivals.c), on
-// performance.now()'s scale. The event loop may get to a socket milliseconds after its bytes
-// came in; the watcher thread notes them as they come (when it gets a core: the reading is
-// never early, and may be late, so callers take the earlier of it and their own). Without the addon: null, and the caller
-// keeps its own event-loop readings.
+// When a socket's bytes arrived, as the kernel stamped them, from the addon's watcher thread
+// (src/native/arrivals.c), on performance.now()'s scale. The event loop may get to a socket
+// milliseconds after its bytes came in; the kernel's stamps do not depend on it. A reading is
+// never early: when the thread could not peek a stamp it gives its own wake-up time for the
+// first arrival and nothing for the last, so callers take the earlier of it and their own.
+// Without the addon: null, and the caller keeps its own event-loop readings.
 
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -11,7 +12,12 @@ import { nativeAddon } from './native.js';
 export interface Arrivals {
   /** When the first bytes arrived (performance.now() ms), or null when none have yet. */
   first(): number | null;
-  /** Stops watching; first() keeps answering with what was seen until then. */
+  /**
+   * When the connection's `received`-th byte arrived (performance.now() ms), at the latest;
+   * null when the watcher did not see it come (the event loop read it first).
+   */
+  last(received: number): number | null;
+  /** Stops watching; first() and last() keep answering with what was seen until then. */
   stop(): void;
 }
 
@@ -29,15 +35,26 @@ export function socketArrivals(sock: net.Socket): Arrivals | null {
   const slot = watcher.watch(fd);
   if (slot < 0) return null;
   offset ??= performance.now() - watcher.now();
-  let seen: number | null = null;
+  let stopped = false;
+  let first = 0;
+  let last = 0;
+  let lastBytes = 0;
   return {
     first() {
-      const at = seen ?? watcher.first(slot);
+      const at = stopped ? first : watcher.first(slot);
       return at ? at + offset! : null;
     },
+    last(received) {
+      const at = stopped ? last : watcher.last(slot);
+      const bytes = stopped ? lastBytes : watcher.lastBytes(slot);
+      return at && bytes >= received ? at + offset! : null;
+    },
     stop() {
-      if (seen !== null) return;
-      seen = watcher.first(slot);
+      if (stopped) return;
+      stopped = true;
+      first = watcher.first(slot);
+      last = watcher.last(slot);
+      lastBytes = watcher.lastBytes(slot);
       // Closing a socket takes it out of the watcher's set; its number may be another's by now.
       watcher.unwatch(slot, fdOf(sock) === fd ? fd : -1);
     },

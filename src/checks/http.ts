@@ -118,22 +118,30 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new HttpError(`unsupported protocol ${target.protocol}`, 'request', {});
   const family = req.transport.ipFamily === 'IPv6' ? 6 : 4;
   const start = performance.now();
-  const mark = { socket: start, lookup: start, connect: start, secureConnect: null as number | null, response: start, end: start };
+  const mark = { socket: start, lookup: start, connect: start, secureConnect: null as number | null, sent: 0, response: start, end: start };
   let tlsFacts: TlsFacts | null = null;
   let remoteAddress: string | null = null;
   let socket: net.Socket | null = null;
   let phase = 'dns';
 
-  // When bytes arrive. Over plain TCP the addon's watcher thread notes the first as it comes in
-  // (`onWire`), whatever the event loop is busy with. Otherwise, and as a bound on that, as
+  // When bytes arrive. Over plain TCP the addon's watcher thread reads the kernel's arrival
+  // stamps (`onWire`), whatever the event loop is busy with. Otherwise, and as a bound on that, as
   // early as JavaScript can know it: a 'readable' listener sees the socket before undici parses
   // anything, and takes no data from it. The response's first byte and its last are read off
   // these rather than off the parsed response, which comes later.
   // (Over TLS the watcher is not used: the server's session tickets arrive on the same socket,
   // unasked, and would pass for the response's first byte.)
   let onWire = null as Arrivals | null;
+  let received = 0;
   const arrivals = { first: 0, last: 0 };
   const watchArrivals = (sock: net.Socket) => {
+    // The first byte is timed from the request's write, not from the connection: what runs in
+    // between is ours (undici sets up its parser; a garbage collection may land there), and the
+    // server should not be charged with it. That time counts as `wait` instead.
+    sock.write = function (this: net.Socket, chunk: unknown, encoding?: unknown, cb?: unknown) {
+      if (!mark.sent) mark.sent = performance.now();
+      return socketWrite.call(this, chunk, encoding as BufferEncoding, cb as () => void);
+    } as net.Socket['write'];
     sock.prependListener('readable', () => {
       const now = performance.now();
       if (!arrivals.first) arrivals.first = now;
@@ -230,16 +238,20 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
       // The connection has served its one exchange. Closing it here, with one shared error,
       // spares undici building (and Node formatting) an error of its own for every run.
       // (Closed first, its socket leaves the watcher's set with it: one system call less.)
+      received = socket?.bytesRead ?? 0;
       socket?.destroy(EXCHANGE_DONE);
       onWire?.stop();
     });
-    // Both readings of the first byte come at or after it did (the watcher thread can be kept
-    // waiting for a core too), so the earlier of the two is the nearer. The last byte is read
-    // off the event loop only: the watcher has been seen to miss a later arrival (the first
-    // response a cold process receives), and a missed one would time the end too early.
+    // Both readings of each byte come at or after it arrived (the watcher's, from the kernel's
+    // stamps, is exact unless the event loop read the bytes first), so the earlier is nearer.
     const wire = onWire?.first() ?? null;
     if (wire !== null && wire >= mark.connect) mark.response = Math.min(mark.response, wire);
     mark.end = Math.max(mark.response, arrivals.last || performance.now());
+    const wireEnd = received ? onWire?.last(received) ?? null : null;
+    if (wireEnd !== null && wireEnd >= mark.response) mark.end = Math.min(mark.end, wireEnd);
+    const connected = mark.secureConnect ?? mark.connect;
+    const requested = mark.sent >= connected && mark.sent <= mark.response ? mark.sent : connected;
+    const ours = requested - connected;
     clean = true;
     const headers: Record<string, string> = {};
     for (const k in res.headers) {
@@ -257,11 +269,11 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
       remoteAddress,
       tls: tlsFacts,
       timingPhases: {
-        wait: round(mark.socket - start),
+        wait: round(mark.socket - start + ours),
         dns: round(mark.lookup - mark.socket),
         tcp: round(mark.connect - mark.lookup),
         tls: round(mark.secureConnect === null ? 0 : mark.secureConnect - mark.connect),
-        firstByte: round(mark.response - (mark.secureConnect ?? mark.connect)),
+        firstByte: round(mark.response - requested),
         download: round(mark.end - mark.response),
         total: round(mark.end - start),
       },
@@ -297,6 +309,7 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
 }
 
 const noop = () => {};
+const socketWrite = net.Socket.prototype.write as (this: net.Socket, chunk: unknown, encoding?: BufferEncoding, cb?: () => void) => boolean;
 const EXCHANGE_DONE = Object.assign(new Error('exchange done'), { code: 'EXCHANGE_DONE' });
 
 interface Exchanged {

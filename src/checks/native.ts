@@ -12,6 +12,10 @@ export interface ArrivalWatcher {
   unwatch(slot: number, fd: number): void;
   /** When the first bytes arrived, ms on CLOCK_MONOTONIC; 0 while none have. */
   first(slot: number): number;
+  /** When the newest bytes seen arrived, ms on CLOCK_MONOTONIC; 0 while none were seen. */
+  last(slot: number): number;
+  /** Bytes the connection had received by last(slot), at least. */
+  lastBytes(slot: number): number;
   /** CLOCK_MONOTONIC in ms. */
   now(): number;
 }

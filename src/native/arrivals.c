@@ -1,50 +1,119 @@
-// When the first bytes arrive on a TCP socket, as seen by a thread of our own rather than by
-// Node's event loop: a busy loop reads a socket late, and a response timed when JavaScript gets
-// to it is timed late by however long the loop was busy.
+// When bytes arrive on a TCP socket, as the kernel saw them rather than as Node's event loop
+// did: a busy loop reads a socket late, and a response timed when JavaScript gets to it is timed
+// late by however long the loop was busy.
 //
-// Watched sockets join this thread's epoll set, one-shot, so the first arrival of data wakes the
-// thread, which notes the time (CLOCK_MONOTONIC, the clock behind performance.now()) in the
-// socket's slot. The thread never reads: Node reads the socket as usual.
+// Watched sockets join this thread's epoll set (edge-triggered: each arrival wakes it once).
+// The kernel stamps every segment as it comes in (SO_TIMESTAMPNS, set at watch), and the thread
+// reads those stamps with MSG_PEEK, which leaves the data where it is: Node reads the socket as
+// usual. So the thread may wake late (it waits for a core like anyone) and still note the true
+// time. Data Node has already read cannot be peeked; then the thread's own wake-up time stands
+// in for the first arrival, and for the last the byte count tells the caller it was missed.
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>  // glibc's struct tcp_info lacks tcpi_bytes_received
 #include <node_api.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define SLOTS 4096
 
-// first is written by the thread and read by JavaScript, atomically. gen changes whenever the
-// slot is taken or given back, so a wake-up for a socket no longer watched (its event was
-// already in hand when it was unwatched) writes nothing.
+// The thread writes first/last/last_bytes under the lock and JavaScript reads them under it.
+// gen changes whenever the slot is taken or given back, so a wake-up for a socket no longer
+// watched (its event was already in hand when it was unwatched) writes nothing.
 typedef struct {
   uint32_t gen;
   int used;
-  int64_t first;
+  int fd;
+  int64_t first;      // ns, CLOCK_MONOTONIC; 0 while nothing has arrived
+  int64_t last;       // when the newest segment seen arrived
+  uint64_t last_bytes; // bytes the connection had received by then (at least)
 } slot_t;
 
 static slot_t slots[SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int ep = -1;
 
-static int64_t now_ns(void) {
+static int64_t clock_ns(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static int64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+// The kernel's receive stamp (CLOCK_REALTIME, ns) of the oldest segment queued on the socket
+// (newest: false) or of the newest (true), 0 when nothing is queued. The peek leaves the data
+// for Node; for the newest, MSG_TRUNC walks the whole queue without copying a byte. (TCP merges
+// a segment into the one queued before it when it can, and the merged one keeps the newer
+// stamp: the oldest is exact only if the thread peeked before more came.)
+static int64_t peek_stamp(int fd, int newest) {
+  char byte;
+  union {
+    char buf[CMSG_SPACE(sizeof(struct timespec))];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = { newest ? NULL : &byte, newest ? (size_t)1 << 30 : 1 };
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  if (recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT | (newest ? MSG_TRUNC : 0)) <= 0) return 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+      struct timespec ts;
+      memcpy(&ts, CMSG_DATA(c), sizeof ts);
+      return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    }
+  }
+  return 0;
+}
+
 static void stamp(const struct epoll_event *events, int n) {
-  int64_t t = now_ns();
+  int64_t woke = now_ns();
+  // Kernel stamps are wall-clock time; the caller's clock is the monotonic one.
+  int64_t wall = clock_ns(CLOCK_REALTIME) - woke;
   for (int i = 0; i < n; i++) {
     uint32_t index = (uint32_t)(events[i].data.u64 & 0xffffffffu);
     uint32_t gen = (uint32_t)(events[i].data.u64 >> 32);
     slot_t *s = &slots[index];
     if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen) continue;
-    int64_t unset = 0;
-    __atomic_compare_exchange_n(&s->first, &unset, t, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    int fd = s->fd;
+    // Received so far, read before the peek: the newest queued segment then arrived no earlier
+    // than the last of these bytes did.
+    struct tcp_info info;
+    socklen_t size = sizeof info;
+    memset(&info, 0, sizeof info);
+    uint64_t bytes = getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 ? info.tcpi_bytes_received : 0;
+    int64_t counted = now_ns();
+    int64_t oldest = 0;
+    if (__atomic_load_n(&s->first, __ATOMIC_ACQUIRE) == 0) oldest = peek_stamp(fd, 0);
+    int64_t newest = peek_stamp(fd, 1);
+    pthread_mutex_lock(&lock);
+    if (s->gen == gen) {
+      if (s->first == 0) {
+        int64_t at = oldest ? oldest - wall : woke;
+        s->first = at < woke ? at : woke;
+      }
+      if (newest) {
+        int64_t at = newest - wall;
+        s->last = at < woke ? at : woke;
+        s->last_bytes = bytes;
+      } else if (bytes > s->last_bytes) {
+        // Node read the new bytes before the peek: they had all come by the time they were
+        // counted, which is still earlier than the event loop can say.
+        s->last = counted;
+        s->last_bytes = bytes;
+      }
+    }
+    pthread_mutex_unlock(&lock);
   }
 }
 
@@ -113,9 +182,15 @@ static napi_value watch(napi_env env, napi_callback_info info) {
     slot_t *s = &slots[index];
     uint32_t gen = __atomic_add_fetch(&s->gen, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&s->first, 0, __ATOMIC_RELEASE);
+    s->fd = fd;
+    s->last = 0;
+    s->last_bytes = 0;
+    // Without stamps the thread still notes when it woke (the first arrival's upper bound).
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
     struct epoll_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.events = EPOLLIN | EPOLLONESHOT;
+    ev.events = EPOLLIN | EPOLLET;
     ev.data.u64 = ((uint64_t)gen << 32) | (uint32_t)index;
     int rc = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
     if (rc < 0 && errno == EEXIST) rc = epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
@@ -149,6 +224,36 @@ static napi_value first(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// last(slot) -> when the newest bytes seen arrived (ms on CLOCK_MONOTONIC), 0 when none were;
+// lastBytes(slot) -> how many bytes the connection had received by then, at least. Bytes Node
+// read before the thread could peek them are not seen: a caller whose socket has read more than
+// lastBytes knows the newest arrival was missed.
+static napi_value last(napi_env env, napi_callback_info info) {
+  int32_t index = arg_int(env, info, 0);
+  napi_value out;
+  int64_t t = 0;
+  if (index >= 0 && index < SLOTS) {
+    pthread_mutex_lock(&lock);
+    t = slots[index].last;
+    pthread_mutex_unlock(&lock);
+  }
+  napi_create_double(env, (double)t / 1e6, &out);
+  return out;
+}
+
+static napi_value last_bytes(napi_env env, napi_callback_info info) {
+  int32_t index = arg_int(env, info, 0);
+  napi_value out;
+  uint64_t b = 0;
+  if (index >= 0 && index < SLOTS) {
+    pthread_mutex_lock(&lock);
+    b = slots[index].last_bytes;
+    pthread_mutex_unlock(&lock);
+  }
+  napi_create_double(env, (double)b, &out);
+  return out;
+}
+
 // now() -> CLOCK_MONOTONIC in ms, to line these times up with performance.now().
 static napi_value now(napi_env env, napi_callback_info info) {
   (void)info;
@@ -166,11 +271,13 @@ napi_value arrivals_init(napi_env env, napi_value exports) {
     { "watch", NULL, watch, NULL, NULL, NULL, napi_default, NULL },
     { "unwatch", NULL, unwatch, NULL, NULL, NULL, napi_default, NULL },
     { "first", NULL, first, NULL, NULL, NULL, napi_default, NULL },
+    { "last", NULL, last, NULL, NULL, NULL, napi_default, NULL },
+    { "lastBytes", NULL, last_bytes, NULL, NULL, NULL, napi_default, NULL },
     { "now", NULL, now, NULL, NULL, NULL, napi_default, NULL },
   };
   napi_value obj;
   napi_create_object(env, &obj);
-  napi_define_properties(env, obj, 4, fns);
+  napi_define_properties(env, obj, sizeof fns / sizeof fns[0], fns);
   napi_set_named_property(env, exports, "arrivals", obj);
   return exports;
 }

@@ -5,6 +5,12 @@
       "sources": ["module.c", "icmp.c", "arrivals.c"],
       "cflags": ["-O2", "-Wall", "-Wextra"],
       "libraries": ["-lpthread"]
+    },
+    {
+      "target_name": "delay_server",
+      "type": "executable",
+      "sources": ["delay-server.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"]
     }
   ]
 }
