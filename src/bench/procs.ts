@@ -16,8 +16,10 @@ export interface Child {
 }
 
 export function launch(args: string[], env: Record<string, string>, bin = process.execPath): Child {
-  // BENCH_PROFILE=dir writes a CPU profile of each Outpost process there.
+  // BENCH_PROFILE=dir writes a CPU profile of each Outpost process there; BENCH_NODE_ARGS adds
+  // Node flags (e.g. --perf-basic-prof, for `perf record`).
   const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  if (process.env.BENCH_NODE_ARGS) prof.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
   const child = spawn(bin, bin === process.execPath ? [...prof, CLI, ...args] : args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];

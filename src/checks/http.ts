@@ -241,6 +241,13 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
       received = socket?.bytesRead ?? 0;
       socket?.destroy(EXCHANGE_DONE);
       onWire?.stop();
+      // When the server said `Connection: close`, undici goes on to build an error of its own
+      // ('reset') for the socket just closed, and nothing reads it. Its stack trace is most of
+      // its cost (~10 µs a run here, 2-5 % of a URL check), so traces are off until this
+      // exchange's own close callbacks have run (errors built there are dropped too).
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      process.nextTick(restoreStackTraces, limit);
     });
     // Both readings of each byte come at or after it arrived (the watcher's, from the kernel's
     // stamps, is exact unless the event loop read the bytes first), so the earlier is nearer.
@@ -309,6 +316,9 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
 }
 
 const noop = () => {};
+const restoreStackTraces = (limit: number) => {
+  Error.stackTraceLimit = limit;
+};
 const socketWrite = net.Socket.prototype.write as (this: net.Socket, chunk: unknown, encoding?: BufferEncoding, cb?: () => void) => boolean;
 const EXCHANGE_DONE = Object.assign(new Error('exchange done'), { code: 'EXCHANGE_DONE' });
 

@@ -97,6 +97,7 @@ describe('URL runner, timing while the event loop is busy', () => {
     const { startDelayServer } = await import('../../src/bench/delay-server.js');
     // The benchmark's delay server, in its own process: 20 ms to the first byte, 20 ms more to the last.
     const server = await startDelayServer();
+    const stackTraceLimit = Error.stackTraceLimit;
     try {
       const running = run(job({ url: `http://127.0.0.1:${server.port}/busy` }));
       // Once the request is out, the loop is kept busy for 300 ms: both arrivals fall inside.
@@ -104,6 +105,10 @@ describe('URL runner, timing while the event loop is busy', () => {
       const busyUntil = Date.now() + 300;
       while (Date.now() < busyUntil) { /* busy */ }
       const out = await running;
+      // The runner turns stack traces off for a moment while undici closes the connection (the
+      // server said `Connection: close`); they must be back on for everything after.
+      expect(Error.stackTraceLimit).toBe(stackTraceLimit);
+      expect(new Error('after a run').stack).toContain('url.test.ts');
       const applied = await server.applied();
       const truth = applied['/busy'];
       expect(truth.firstByte + truth.download, 'the server answered while the loop was busy').toBeLessThan(250);
