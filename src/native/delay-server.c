@@ -280,8 +280,10 @@ int main(void) {
         }
         if (line_len == sizeof line - 1) line_len = 0;
       } else if (conns[fd]) {
+        // EPOLLERR is the stamps' queue, or the socket's own error: reading after the stamps
+        // are taken meets the error (and drops the connection) rather than spinning on it.
         if (events[i].events & EPOLLERR) on_stamps(fd);
-        if (conns[fd] && (events[i].events & EPOLLIN)) on_readable(ep, fd);
+        if (conns[fd]) on_readable(ep, fd);
       }
     }
     int64_t now = now_ns();
