@@ -21,6 +21,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "stamps.h"
+
 #define SLOTS 4096
 
 // The thread writes first/last/last_bytes under the lock and JavaScript reads them under it.
@@ -54,26 +56,12 @@ static int64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 // stamp: the oldest is exact only if the thread peeked before more came.)
 static int64_t peek_stamp(int fd, int newest) {
   char byte;
-  union {
-    char buf[CMSG_SPACE(sizeof(struct timespec))];
-    struct cmsghdr align;
-  } control;
+  stamp_control_t control;
   struct iovec iov = { newest ? NULL : &byte, newest ? (size_t)1 << 30 : 1 };
   struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
+  message_init(&msg, &iov, &control);
   if (recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT | (newest ? MSG_TRUNC : 0)) <= 0) return 0;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-      struct timespec ts;
-      memcpy(&ts, CMSG_DATA(c), sizeof ts);
-      return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    }
-  }
-  return 0;
+  return kernel_stamp(&msg);
 }
 
 static void stamp(const struct epoll_event *events, int n) {
@@ -216,41 +204,29 @@ static napi_value unwatch(napi_env env, napi_callback_info info) {
 }
 
 // first(slot) -> when the first bytes arrived (ms on CLOCK_MONOTONIC), 0 when none yet.
-static napi_value first(napi_env env, napi_callback_info info) {
-  int32_t index = arg_int(env, info, 0);
-  napi_value out;
-  int64_t f = index >= 0 && index < SLOTS ? __atomic_load_n(&slots[index].first, __ATOMIC_ACQUIRE) : 0;
-  napi_create_double(env, (double)f / 1e6, &out);
-  return out;
-}
-
-// last(slot) -> when the newest bytes seen arrived (ms on CLOCK_MONOTONIC), 0 when none were;
+// last(slot) -> when the newest bytes seen arrived (ms on CLOCK_MONOTONIC), 0 when none were.
 // lastBytes(slot) -> how many bytes the connection had received by then, at least. Bytes Node
 // read before the thread could peek them are not seen: a caller whose socket has read more than
 // lastBytes knows the newest arrival was missed.
-static napi_value last(napi_env env, napi_callback_info info) {
-  int32_t index = arg_int(env, info, 0);
-  napi_value out;
-  int64_t t = 0;
-  if (index >= 0 && index < SLOTS) {
-    pthread_mutex_lock(&lock);
-    t = slots[index].last;
-    pthread_mutex_unlock(&lock);
-  }
-  napi_create_double(env, (double)t / 1e6, &out);
-  return out;
-}
+enum { FIRST, LAST, LAST_BYTES };
 
-static napi_value last_bytes(napi_env env, napi_callback_info info) {
-  int32_t index = arg_int(env, info, 0);
-  napi_value out;
-  uint64_t b = 0;
+static napi_value read_slot(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  void *data;
+  int32_t index = -1;
+  napi_get_cb_info(env, info, &argc, argv, NULL, &data);
+  if (argc > 0) napi_get_value_int32(env, argv[0], &index);
+  double v = 0;
   if (index >= 0 && index < SLOTS) {
     pthread_mutex_lock(&lock);
-    b = slots[index].last_bytes;
+    slot_t *s = &slots[index];
+    int which = (int)(intptr_t)data;
+    v = which == FIRST ? (double)s->first / 1e6 : which == LAST ? (double)s->last / 1e6 : (double)s->last_bytes;
     pthread_mutex_unlock(&lock);
   }
-  napi_create_double(env, (double)b, &out);
+  napi_value out;
+  napi_create_double(env, v, &out);
   return out;
 }
 
@@ -270,9 +246,9 @@ napi_value arrivals_init(napi_env env, napi_value exports) {
   napi_property_descriptor fns[] = {
     { "watch", NULL, watch, NULL, NULL, NULL, napi_default, NULL },
     { "unwatch", NULL, unwatch, NULL, NULL, NULL, napi_default, NULL },
-    { "first", NULL, first, NULL, NULL, NULL, napi_default, NULL },
-    { "last", NULL, last, NULL, NULL, NULL, napi_default, NULL },
-    { "lastBytes", NULL, last_bytes, NULL, NULL, NULL, napi_default, NULL },
+    { "first", NULL, read_slot, NULL, NULL, NULL, napi_default, (void *)(intptr_t)FIRST },
+    { "last", NULL, read_slot, NULL, NULL, NULL, napi_default, (void *)(intptr_t)LAST },
+    { "lastBytes", NULL, read_slot, NULL, NULL, NULL, napi_default, (void *)(intptr_t)LAST_BYTES },
     { "now", NULL, now, NULL, NULL, NULL, napi_default, NULL },
   };
   napi_value obj;

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stamps.h"
+
 #define MAX_FD 65536
 #define DELAY_NS 20000000LL
 #define HEAD "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nconnection: close\r\n\r\n"
@@ -80,19 +82,6 @@ static void drop(int ep, int fd) {
   }
 }
 
-// The software stamp in a SCM_TIMESTAMPING (or SCM_TIMESTAMPNS) control message, 0 if none.
-static int64_t stamp_of(struct msghdr *msg) {
-  for (struct cmsghdr *h = CMSG_FIRSTHDR(msg); h; h = CMSG_NXTHDR(msg, h)) {
-    if (h->cmsg_level != SOL_SOCKET) continue;
-    struct timespec ts;
-    if (h->cmsg_type == SCM_TIMESTAMPING || h->cmsg_type == SCM_TIMESTAMPNS) {
-      memcpy(&ts, CMSG_DATA(h), sizeof ts);
-      return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    }
-  }
-  return 0;
-}
-
 static void record(const conn_t *c) {
   if (n_records == cap_records) {
     cap_records = cap_records ? cap_records * 2 : 1024;
@@ -110,10 +99,7 @@ static void record(const conn_t *c) {
 static void on_readable(int ep, int fd) {
   conn_t *c = conns[fd];
   for (;;) {
-    union {
-      char buf[CMSG_SPACE(3 * sizeof(struct timespec))];
-      struct cmsghdr align;
-    } control;
+    stamp_control_t control;
     char scratch[512];
     struct iovec iov;
     if (c->state == READING) {
@@ -124,11 +110,7 @@ static void on_readable(int ep, int fd) {
       iov.iov_len = sizeof scratch;
     }
     struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.buf;
-    msg.msg_controllen = sizeof control.buf;
+    message_init(&msg, &iov, &control);
     ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (n <= 0 || iov.iov_len == 0) {
@@ -136,7 +118,7 @@ static void on_readable(int ep, int fd) {
       return;
     }
     if (c->state != READING) continue;
-    int64_t stamp = stamp_of(&msg);
+    int64_t stamp = kernel_stamp(&msg);
     c->len += (size_t)n;
     c->buf[c->len] = 0;
     if (!strstr(c->buf, "\r\n\r\n")) continue;
@@ -156,16 +138,11 @@ static void on_readable(int ep, int fd) {
 static void on_stamps(int fd) {
   conn_t *c = conns[fd];
   for (;;) {
-    union {
-      char buf[512];
-      struct cmsghdr align;
-    } control;
+    stamp_control_t control;
     struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_control = control.buf;
-    msg.msg_controllen = sizeof control.buf;
+    message_init(&msg, NULL, &control);
     if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return;
-    int64_t t = stamp_of(&msg);
+    int64_t t = kernel_stamp(&msg);
     if (t && c->n_sent < 2) c->sent[c->n_sent++] = t;
     if (c->n_sent == 2 && c->state == DONE) {
       record(c);
