@@ -243,6 +243,12 @@ napi_value arrivals_init(napi_env env, napi_value exports) {
   pthread_mutex_lock(&lock);
   start_once();
   pthread_mutex_unlock(&lock);
+  // The kernel stamps incoming packets only while some socket asks for stamps, and it switches
+  // that on and off by patching its own code, on every core. One socket that asks for as long as
+  // the process lives keeps it on, so watches one after another do not switch it each time.
+  int keeper = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  int on = 1;
+  if (keeper >= 0) setsockopt(keeper, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
   napi_property_descriptor fns[] = {
     { "watch", NULL, watch, NULL, NULL, NULL, napi_default, NULL },
     { "unwatch", NULL, unwatch, NULL, NULL, NULL, napi_default, NULL },
