@@ -18,6 +18,9 @@ const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
 const CHECKS = Number(process.env.BENCH_PROBE_CHECKS ?? 4000);
 const BACKLOG_S = Number(process.env.BENCH_PROBE_BACKLOG_SECONDS ?? 20);
 const PEER_S = Number(process.env.BENCH_PEER_SECONDS ?? 10);
+// Each type is measured in rounds (a drain, then blackbox_exporter), and the round with the
+// median ratio is reported: on shared machines one round can be off by a fifth either way.
+const ROUNDS = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_AGENT_CONCURRENCY ?? 100);
 
 async function httpTarget() {
@@ -116,6 +119,13 @@ async function timingError(): Promise<Record<string, unknown>> {
   return out;
 }
 
+type Round = { outpost: Awaited<ReturnType<typeof drain>>; blackbox: Awaited<ReturnType<typeof blackbox>> };
+
+function medianRound(rounds: Round[]): Round {
+  const key = (r: Round) => r.outpost.agentCpuSecondsPer1000 / (typeof r.blackbox === 'string' ? 1 : r.blackbox.cpuSecondsPer1000);
+  return [...rounds].sort((a, b) => key(a) - key(b))[Math.floor((rounds.length - 1) / 2)];
+}
+
 export async function benchProbes(say: (s: string) => void): Promise<Record<string, unknown>> {
   const web = await httpTarget();
   const ns = await dnsTarget();
@@ -136,7 +146,19 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
       try {
         await createChecks(stack, CHECKS, t.path, t.body);
         await sleep(11_000);
-        out[t.name] = { outpost: await drain(stack, BACKLOG_S, CHECKS / 100), blackbox: await blackbox(t.module, t.target) };
+        const rounds: Round[] = [];
+        for (let i = 0; i < ROUNDS; i++) {
+          const outpost = await drain(stack, BACKLOG_S, CHECKS / 100);
+          // The agent is paused while blackbox_exporter is measured: the checks coming due
+          // would otherwise keep it busy and share the cores with the peer.
+          process.kill(stack.agent.child.pid!, 'SIGSTOP');
+          try {
+            rounds.push({ outpost, blackbox: await blackbox(t.module, t.target) });
+          } finally {
+            process.kill(stack.agent.child.pid!, 'SIGCONT');
+          }
+        }
+        out[t.name] = { ...medianRound(rounds), rounds };
       } finally {
         await stack.stop();
       }
@@ -153,7 +175,7 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
     URL: { cpu: 0.4, blackbox: 0.98 }, API: { cpu: 0.4, blackbox: 0.98 }, DNS: { cpu: 0.2, blackbox: 0.74 }, ICMP: { cpu: 0.2, blackbox: 0.67 },
   };
   if (types.length) {
-    say('| check type | agent checks/s (drain) | agent CPU-s per 1,000 | blackbox_exporter CPU-s per 1,000 | ratio | target (ratio) | met |');
+    say(`| check type (median of ${ROUNDS} rounds) | agent checks/s (drain) | agent CPU-s per 1,000 | blackbox_exporter CPU-s per 1,000 | ratio (all rounds) | target (ratio) | met |`);
     say('|---|---|---|---|---|---|---|');
   }
   for (const t of types) {
@@ -162,7 +184,8 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
     const bb = typeof r.blackbox === 'string' ? r.blackbox : r.blackbox.cpuSecondsPer1000.toFixed(3);
     const ratio = typeof r.blackbox === 'string' ? null : r.outpost.agentCpuSecondsPer1000 / r.blackbox.cpuSecondsPer1000;
     const limit = target.cpu / target.blackbox;
-    say(`| ${t.name} | ${r.outpost.checksPerSecond.toFixed(0)} | ${r.outpost.agentCpuSecondsPer1000.toFixed(3)} | ${bb} | ${ratio === null ? '' : ratio.toFixed(2)} | ≤ ${target.cpu} at blackbox ${target.blackbox} (≤ ${limit.toFixed(2)}) | ${ratio === null ? '' : ratio <= limit ? 'yes' : 'no'} |`);
+    const all = (out[t.name] as { rounds: Round[] }).rounds.map((x) => typeof x.blackbox === 'string' ? '' : (x.outpost.agentCpuSecondsPer1000 / x.blackbox.cpuSecondsPer1000).toFixed(2)).join(', ');
+    say(`| ${t.name} | ${r.outpost.checksPerSecond.toFixed(0)} | ${r.outpost.agentCpuSecondsPer1000.toFixed(3)} | ${bb} | ${ratio === null ? '' : `${ratio.toFixed(2)} (${all})`} | ≤ ${target.cpu} at blackbox ${target.blackbox} (≤ ${limit.toFixed(2)}) | ${ratio === null ? '' : ratio <= limit ? 'yes' : 'no'} |`);
   }
   const te = out.timingError as Record<string, Record<string, number>> | undefined;
   if (!te) return out;
