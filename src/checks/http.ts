@@ -245,9 +245,7 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
       // ('reset') for the socket just closed, and nothing reads it. Its stack trace is most of
       // its cost (~10 µs a run here, 2-5 % of a URL check), so traces are off until this
       // exchange's own close callbacks have run (errors built there are dropped too).
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      process.nextTick(restoreStackTraces, limit);
+      quietStackTraces();
     });
     // Both readings of each byte come at or after it arrived (the watcher's, from the kernel's
     // stamps, is exact unless the event loop read the bytes first), so the earlier is nearer.
@@ -316,9 +314,17 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
 }
 
 const noop = () => {};
-const restoreStackTraces = (limit: number) => {
-  Error.stackTraceLimit = limit;
-};
+let savedStackTraceLimit: number | null = null;
+/** Stack traces off until the next tick; however often it is called meanwhile, one restore. */
+function quietStackTraces(): void {
+  if (savedStackTraceLimit !== null) return;
+  savedStackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  process.nextTick(() => {
+    Error.stackTraceLimit = savedStackTraceLimit!;
+    savedStackTraceLimit = null;
+  });
+}
 const socketWrite = net.Socket.prototype.write as (this: net.Socket, chunk: unknown, encoding?: BufferEncoding, cb?: () => void) => boolean;
 const EXCHANGE_DONE = Object.assign(new Error('exchange done'), { code: 'EXCHANGE_DONE' });
 

@@ -84,15 +84,17 @@ static void stamp(const struct epoll_event *events, int n) {
     int64_t oldest = 0;
     if (__atomic_load_n(&s->first, __ATOMIC_ACQUIRE) == 0) oldest = peek_stamp(fd, 0);
     int64_t newest = peek_stamp(fd, 1);
+    // A stamp is never later than the peek that read it (bytes may have come since the wake).
+    int64_t peeked = now_ns();
     pthread_mutex_lock(&lock);
     if (s->gen == gen) {
       if (s->first == 0) {
         int64_t at = oldest ? oldest - wall : woke;
-        s->first = at < woke ? at : woke;
+        s->first = at < peeked ? at : peeked;
       }
       if (newest) {
         int64_t at = newest - wall;
-        s->last = at < woke ? at : woke;
+        s->last = at < peeked ? at : peeked;
         s->last_bytes = bytes;
       } else if (bytes > s->last_bytes) {
         // Node read the new bytes before the peek: they had all come by the time they were
