@@ -22,13 +22,12 @@ export const delayServerPath = fileURLToPath(new URL('../../src/native/build/Rel
 export async function startDelayServer(): Promise<DelayServer> {
   const child = spawn(delayServerPath, [], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  const next = () => new Promise<string>((resolve, reject) => {
-    waiting.push(resolve);
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`delay_server exited (${code})`)));
-  });
+  const waiting: { resolve: (line: string) => void; reject: (err: Error) => void }[] = [];
+  lines.on('line', (line) => waiting.shift()?.resolve(line));
+  const failAll = (err: Error) => waiting.splice(0).forEach((w) => w.reject(err));
+  child.once('error', failAll);
+  child.once('exit', (code) => failAll(new Error(`delay_server exited (${code})`)));
+  const next = () => new Promise<string>((resolve, reject) => waiting.push({ resolve, reject }));
   const port = Number((await next()).split(' ')[1]);
   return {
     port,

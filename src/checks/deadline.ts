@@ -6,6 +6,19 @@ export function timeoutError(): Error {
 }
 
 /**
+ * Calls `fire` at the deadline, and when the signal aborts (the agent's stop); the returned
+ * function disarms both. HTTP, TCP and DNS runs share it.
+ */
+export function armDeadline(deadline: number, signal: AbortSignal, fire: () => void): () => void {
+  const timer = setTimeout(fire, Math.max(0, deadline - Date.now()));
+  signal.addEventListener('abort', fire, { once: true });
+  return () => {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', fire);
+  };
+}
+
+/**
  * Runs `start`, which is given `settle` to call when the exchange ends; `release` frees the
  * exchange's resources (sockets) whichever way it ended.
  */
@@ -20,15 +33,12 @@ export function untilDeadline<T>(
     const settle = (err: Error | null, value?: T) => {
       if (over) return;
       over = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      disarm();
       release();
       if (err) reject(err);
       else resolve(value as T);
     };
-    const onAbort = () => settle(timeoutError());
-    const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const disarm = armDeadline(deadline, signal, () => settle(timeoutError()));
     start(settle);
   });
 }

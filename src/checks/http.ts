@@ -11,7 +11,7 @@ import dns from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { Client } from '../undici-lite.js';
-import { timeoutError } from './deadline.js';
+import { timeoutError, armDeadline } from './deadline.js';
 import { socketArrivals, type Arrivals } from './arrivals.js';
 import type { RunContext } from './types.js';
 
@@ -219,9 +219,7 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
     },
   } as unknown as ConstructorParameters<typeof Client>[1]);
 
-  const onAbort = () => agent.destroy(timeoutError(), noop);
-  const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
-  signal.addEventListener('abort', onAbort, { once: true });
+  const disarm = armDeadline(deadline, signal, () => agent.destroy(timeoutError(), noop));
   const partial = (): Partial<HttpOutcome> => ({ url, tls: tlsFacts, remoteAddress });
   let clean = false;
   try {
@@ -304,8 +302,7 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
     throw new HttpError(`${e.code ?? e.name}: ${e.message}`, phase, partial());
   } finally {
     onWire?.stop();
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
+    disarm();
     // After a clean exchange the client is destroyed with one shared error: undici would
     // otherwise build a fresh one (and Node format its stack) for every run.
     if (clean) agent.destroy(EXCHANGE_DONE, noop);
