@@ -6,6 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../cli.js');
+/** The Node flags on the CLI's `#!` line: benchmarks start Outpost as its command (and image) does. */
+const CLI_FLAGS = fs.readFileSync(CLI, 'utf8').split('\n', 1)[0].split(' ').filter((a) => a.startsWith('--'));
 const TICKS = 100; // USER_HZ on Linux
 
 export interface Child {
@@ -18,7 +20,7 @@ export interface Child {
 export function launch(args: string[], env: Record<string, string>, bin = process.execPath): Child {
   // BENCH_PROFILE=dir writes a CPU profile of each Outpost process there; BENCH_NODE_ARGS adds
   // Node flags (e.g. --perf-basic-prof, for `perf record`).
-  const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const prof = [...CLI_FLAGS, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])];
   if (process.env.BENCH_NODE_ARGS) prof.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
   const child = spawn(bin, bin === process.execPath ? [...prof, CLI, ...args] : args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];

@@ -151,6 +151,8 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
 
   const agent = new Client(target.origin, {
     pipelining: 1,
+    headersTimeout: 0,
+    bodyTimeout: 0,
     connect(opts: { hostname: string; port: string | number; protocol: string; servername?: string | null }, cb: (err: Error | null, socket: net.Socket | null) => void) {
       const host = opts.hostname.replace(/^\[|\]$/g, '');
       const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);

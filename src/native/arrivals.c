@@ -25,7 +25,8 @@
 
 #define SLOTS 4096
 
-// The thread writes first/last/last_bytes under the lock and JavaScript reads them under it.
+// The thread writes first/last/last_bytes under the lock and JavaScript reads them under it;
+// last_bytes is also read without it (atomically) when the thread wakes, to skip idle wakes.
 // gen changes whenever the slot is taken or given back, so a wake-up for a socket no longer
 // watched (its event was already in hand when it was unwatched) writes nothing.
 typedef struct {
@@ -80,6 +81,9 @@ static void stamp(const struct epoll_event *events, int n) {
     socklen_t size = sizeof info;
     memset(&info, 0, sizeof info);
     uint64_t bytes = getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 ? info.tcpi_bytes_received : 0;
+    // Nothing new since the last wake: this one is for the peer's FIN, which carries no data.
+    // Two peeks less per connection.
+    if (bytes && bytes == __atomic_load_n(&s->last_bytes, __ATOMIC_ACQUIRE)) continue;
     int64_t counted = now_ns();
     int64_t oldest = 0;
     if (__atomic_load_n(&s->first, __ATOMIC_ACQUIRE) == 0) oldest = peek_stamp(fd, 0);
@@ -95,12 +99,12 @@ static void stamp(const struct epoll_event *events, int n) {
       if (newest) {
         int64_t at = newest - wall;
         s->last = at < peeked ? at : peeked;
-        s->last_bytes = bytes;
+        __atomic_store_n(&s->last_bytes, bytes, __ATOMIC_RELEASE);
       } else if (bytes > s->last_bytes) {
         // Node read the new bytes before the peek: they had all come by the time they were
         // counted, which is still earlier than the event loop can say.
         s->last = counted;
-        s->last_bytes = bytes;
+        __atomic_store_n(&s->last_bytes, bytes, __ATOMIC_RELEASE);
       }
     }
     pthread_mutex_unlock(&lock);
@@ -174,7 +178,7 @@ static napi_value watch(napi_env env, napi_callback_info info) {
     __atomic_store_n(&s->first, 0, __ATOMIC_RELEASE);
     s->fd = fd;
     s->last = 0;
-    s->last_bytes = 0;
+    __atomic_store_n(&s->last_bytes, 0, __ATOMIC_RELEASE);
     // Without stamps the thread still notes when it woke (the first arrival's upper bound).
     int on = 1;
     setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);

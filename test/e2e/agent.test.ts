@@ -203,6 +203,10 @@ describe('agent and service, end to end', () => {
     expect(bad.stderr).toMatch(/JOB_CONCURRENCY must be a whole number from 1/);
     const level = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env: { ...env, API_KEY: 'k', LOG_LEVEL: 'LOUD' }, encoding: 'utf8' });
     expect(level.stderr).toMatch(/LOG_LEVEL must be one of DEBUG, LOG, INFO, WARN, ERROR/);
+    // As the images start it: the file itself, through its #! line (Node flags included).
+    const direct = spawnSync('dist/cli.js', ['agent'], { env, encoding: 'utf8' });
+    expect(direct.error).toBeUndefined();
+    expect(direct.stderr).toMatch(/API_KEY is required/);
   });
 });
 
