@@ -1,10 +1,8 @@
 #!/usr/bin/env -S node --single-threaded-gc
 // Single-threaded GC: V8's parallel scavenge and concurrent marking run on helper threads that,
-// on the two or so cores an agent or a small service gets, cost more CPU than they save. For API
-// checks at concurrency 100 garbage collection took 0.072 CPU-ms a run with them and 0.034
-// without; in a backlog drain the agent went from 0.49 to 0.46 CPU-ms a check and the service
-// from 0.53 to 0.47 per stored result (medians of three). Pauses stay short: the heap is tens of
-// MB. `npm start`, the images' entrypoint and the benchmarks all start Outpost through this line.
+// on the two or so cores an agent or a small service gets, cost more CPU than they save (an API
+// check's collection work fell from 0.072 to 0.034 CPU-ms a run). The heap is tens of MB, so
+// pauses stay short. `npm start`, `outpost …`, the images and the benchmarks start through here.
 // outpost start | service | agent: read the environment, start the parts.
 
 import { ConfigError } from './config.js';

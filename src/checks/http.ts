@@ -151,6 +151,8 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
 
   const agent = new Client(target.origin, {
     pipelining: 1,
+    // undici's own header and body timers are off: the run's deadline (armDeadline below) covers
+    // every phase, and each of them would set and clear a timer per run.
     headersTimeout: 0,
     bodyTimeout: 0,
     connect(opts: { hostname: string; port: string | number; protocol: string; servername?: string | null }, cb: (err: Error | null, socket: net.Socket | null) => void) {
