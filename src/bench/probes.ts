@@ -121,8 +121,13 @@ async function timingError(): Promise<Record<string, unknown>> {
 
 type Round = { outpost: Awaited<ReturnType<typeof drain>>; blackbox: Awaited<ReturnType<typeof blackbox>> };
 
+/** Agent CPU per check over blackbox_exporter's for the same probe; null without blackbox. */
+function ratioOf(r: Round): number | null {
+  return typeof r.blackbox === 'string' ? null : r.outpost.agentCpuSecondsPer1000 / r.blackbox.cpuSecondsPer1000;
+}
+
 function medianRound(rounds: Round[]): Round {
-  const key = (r: Round) => r.outpost.agentCpuSecondsPer1000 / (typeof r.blackbox === 'string' ? 1 : r.blackbox.cpuSecondsPer1000);
+  const key = (r: Round) => ratioOf(r) ?? r.outpost.agentCpuSecondsPer1000;
   return [...rounds].sort((a, b) => key(a) - key(b))[Math.floor((rounds.length - 1) / 2)];
 }
 
@@ -179,12 +184,12 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
     say('|---|---|---|---|---|---|---|');
   }
   for (const t of types) {
-    const r = out[t.name] as { outpost: { checksPerSecond: number; agentCpuSecondsPer1000: number }; blackbox: { cpuSecondsPer1000: number } | string };
+    const r = out[t.name] as Round & { rounds: Round[] };
     const target = targets[t.name];
     const bb = typeof r.blackbox === 'string' ? r.blackbox : r.blackbox.cpuSecondsPer1000.toFixed(3);
-    const ratio = typeof r.blackbox === 'string' ? null : r.outpost.agentCpuSecondsPer1000 / r.blackbox.cpuSecondsPer1000;
+    const ratio = ratioOf(r);
     const limit = target.cpu / target.blackbox;
-    const all = (out[t.name] as { rounds: Round[] }).rounds.map((x) => typeof x.blackbox === 'string' ? '' : (x.outpost.agentCpuSecondsPer1000 / x.blackbox.cpuSecondsPer1000).toFixed(2)).join(', ');
+    const all = r.rounds.map((x) => ratioOf(x)?.toFixed(2) ?? '').join(', ');
     say(`| ${t.name} | ${r.outpost.checksPerSecond.toFixed(0)} | ${r.outpost.agentCpuSecondsPer1000.toFixed(3)} | ${bb} | ${ratio === null ? '' : `${ratio.toFixed(2)} (${all})`} | ≤ ${target.cpu} at blackbox ${target.blackbox} (≤ ${limit.toFixed(2)}) | ${ratio === null ? '' : ratio <= limit ? 'yes' : 'no'} |`);
   }
   const te = out.timingError as Record<string, Record<string, number>> | undefined;
