@@ -39,14 +39,22 @@ async function runService(withAgent: boolean): Promise<void> {
   const { serviceConfig } = await import('./service/config.js');
   const { startService } = await import('./service/service.js');
   const config = serviceConfig();
-  const log = createLogger('outpost-service', config.logLevel);
+  const log = createLogger('outpost-service', config.logLevel, config.logFormat);
   const svc = await startService(config, log, { builtInAgent: withAgent });
   let agent: { stop(): Promise<void> } | null = null;
   if (withAgent) {
     const { Agent } = await import('./agent/agent.js');
     const { agentConfig } = await import('./agent/config.js');
-    const cfg = agentConfig({ ...process.env, JOB_CONCURRENCY: process.env.JOB_CONCURRENCY || '10', API_KEY: svc.internalAgentToken!, OUTPOST_URL: svc.baseUrl });
-    const a = new Agent({ ...cfg, healthServer: false, spoolDir: `${config.dataDir}/agent-spool` }, createLogger('outpost-agent', config.logLevel));
+    const cfg = agentConfig({
+      ...process.env,
+      JOB_CONCURRENCY: process.env.JOB_CONCURRENCY || '10',
+      API_KEY: svc.internalAgentToken!,
+      OUTPOST_URL: svc.baseUrl,
+    });
+    const a = new Agent(
+      { ...cfg, healthServer: false, spoolDir: `${config.dataDir}/agent-spool` },
+      createLogger('outpost-agent', config.logLevel, config.logFormat),
+    );
     await a.start();
     agent = a;
   }
@@ -61,7 +69,7 @@ async function runService(withAgent: boolean): Promise<void> {
     withAgent ? '  Built-in agent: serving the data-center locations' : '',
     '',
   ];
-  process.stdout.write(lines.filter((l, i) => l !== '' || i === 0 || i === lines.length - 1).join('\n') + '\n');
+  process.stdout.write(`${lines.filter((l, i) => l !== '' || i === 0 || i === lines.length - 1).join('\n')}\n`);
   onSignals(async () => {
     await agent?.stop();
     await svc.close();
@@ -72,7 +80,7 @@ async function runAgent(): Promise<void> {
   const { Agent } = await import('./agent/agent.js');
   const { agentConfig } = await import('./agent/config.js');
   const config = agentConfig();
-  const log = createLogger('outpost-agent', config.logLevel);
+  const log = createLogger('outpost-agent', config.logLevel, config.logFormat);
   const agent = new Agent(config, log);
   await agent.start();
   onSignals(() => agent.stop());

@@ -8,7 +8,14 @@ export default defineConfig({
     hookTimeout: 120_000,
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/runners/**/*.test.ts'], globalSetup: ['test/helpers/runtime-setup.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/runners/**/*.test.ts'],
+          globalSetup: ['test/helpers/runtime-setup.ts'],
+        },
+      },
       {
         extends: true,
         test: {

@@ -52,7 +52,10 @@ export class Agent {
   private browserHeld = 0;
   private browser: BrowserEnv | undefined;
 
-  constructor(private config: AgentConfig, private log: Logger) {
+  constructor(
+    private config: AgentConfig,
+    private log: Logger,
+  ) {
     this.client = new ServiceClient(config.serviceUrl, config.apiKey, this.id);
     this.queue = new PQueue({ concurrency: config.concurrency });
     // Every running job listens on this signal: as many listeners as slots is no leak.
@@ -66,7 +69,10 @@ export class Agent {
     const installed = new Set(installedRuntimes(this.config.runtimesDir));
     const wanted = this.config.runtimes ?? [...installed];
     for (const id of wanted.filter((r) => !installed.has(r))) {
-      this.log.error({ runtimeId: id }, `OUTPOST_RUNTIMES names runtime ${id}, which is not installed here (npm run runtimes:install -- ${id}); jobs pinned to it go to other agents`);
+      this.log.error(
+        { runtimeId: id },
+        `OUTPOST_RUNTIMES names runtime ${id}, which is not installed here (npm run runtimes:install -- ${id}); jobs pinned to it go to other agents`,
+      );
     }
     return {
       servers: new BrowserServers(this.config.chromiumPath, this.log),
@@ -125,8 +131,16 @@ export class Agent {
     while (this.state !== 'stopping') {
       try {
         if (!this.registration) {
-          this.registration = await this.client.register({ version: VERSION, profile: this.config.profile, runtimes: [...(this.browser?.carried ?? [])], concurrency: this.config.concurrency });
-          this.log.info({ agentId: this.id, location: this.registration.location.slugName ?? 'data centers' }, 'registered with the service');
+          this.registration = await this.client.register({
+            version: VERSION,
+            profile: this.config.profile,
+            runtimes: [...(this.browser?.carried ?? [])],
+            concurrency: this.config.concurrency,
+          });
+          this.log.info(
+            { agentId: this.id, location: this.registration.location.slugName ?? 'data centers' },
+            'registered with the service',
+          );
           this.setState('ready');
         }
         const leaseMs = this.registration.leaseSeconds * 1000;
@@ -229,7 +243,13 @@ export class Agent {
     const runner = runners[job.checkType];
     const refuse = this.config.profile === 'uptime' && !UPTIME_CHECK_TYPES.has(job.checkType);
     if (!runner || refuse) {
-      return this.notRun(job, startedAt, refuse ? `this agent runs the uptime profile and cannot run ${job.checkType} checks` : `this agent cannot run ${job.checkType} checks`);
+      return this.notRun(
+        job,
+        startedAt,
+        refuse
+          ? `this agent runs the uptime profile and cannot run ${job.checkType} checks`
+          : `this agent cannot run ${job.checkType} checks`,
+      );
     }
     let probe: ProbeOutcome;
     try {
@@ -253,9 +273,19 @@ export class Agent {
     // Written out, not spread: V8 (Node 20) builds `{ ...a, b, c }` on a slow path, about a
     // microsecond per added property, and this runs for every job.
     return {
-      jobId: job.id, checkId: job.checkId, location: job.location, dueAt: job.dueAt, startedAt, stoppedAt,
-      responseTime: probe.responseTime, hasFailures: v.hasFailures, hasErrors: probe.hasErrors ?? false,
-      isDegraded: v.isDegraded, overMaxResponseTime: v.overMaxResponseTime, error: v.error, detail: probe.detail,
+      jobId: job.id,
+      checkId: job.checkId,
+      location: job.location,
+      dueAt: job.dueAt,
+      startedAt,
+      stoppedAt,
+      responseTime: probe.responseTime,
+      hasFailures: v.hasFailures,
+      hasErrors: probe.hasErrors ?? false,
+      isDegraded: v.isDegraded,
+      overMaxResponseTime: v.overMaxResponseTime,
+      error: v.error,
+      detail: probe.detail,
     };
   }
 
@@ -263,8 +293,19 @@ export class Agent {
   private notRun(job: Job, startedAt: number, error: string): RunResult {
     this.metrics.jobs.inc({ check_type: job.checkType, outcome: 'error' });
     return {
-      jobId: job.id, checkId: job.checkId, location: job.location, dueAt: job.dueAt, startedAt, stoppedAt: Date.now(),
-      responseTime: 0, hasFailures: true, hasErrors: true, isDegraded: false, overMaxResponseTime: false, error, detail: {},
+      jobId: job.id,
+      checkId: job.checkId,
+      location: job.location,
+      dueAt: job.dueAt,
+      startedAt,
+      stoppedAt: Date.now(),
+      responseTime: 0,
+      hasFailures: true,
+      hasErrors: true,
+      isDegraded: false,
+      overMaxResponseTime: false,
+      error,
+      detail: {},
     };
   }
 

@@ -11,7 +11,10 @@ import type { Job, RunResult } from '../domain/run.js';
 import type { ArtifactLink } from '../checks/types.js';
 
 export class ProtocolError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -26,7 +29,11 @@ export interface Registration {
 export class ServiceClient {
   private dispatcher: Dispatcher;
 
-  constructor(private baseUrl: string, private key: string, private agentId: string) {
+  constructor(
+    private baseUrl: string,
+    private key: string,
+    private agentId: string,
+  ) {
     this.dispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 60_000, headersTimeout: 180_000, bodyTimeout: 180_000, connections: 8 });
   }
 
@@ -35,7 +42,8 @@ export class ServiceClient {
   }
 
   async lease(max: number, maxBrowser: number, waitMs: number, running: string[], signal?: AbortSignal): Promise<Job[]> {
-    return (await this.post<{ jobs: Job[] }>('/agent/v1/jobs/lease', { agentId: this.agentId, max, maxBrowser, waitMs, running }, signal)).jobs;
+    return (await this.post<{ jobs: Job[] }>('/agent/v1/jobs/lease', { agentId: this.agentId, max, maxBrowser, waitMs, running }, signal))
+      .jobs;
   }
 
   /** Streams a file up; 413 (too large) comes back as an error value, not a throw. */
@@ -50,7 +58,16 @@ export class ServiceClient {
       method: 'POST',
       headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
       // pipeline(), so the file is closed however the request ends.
-      body: pipeline(fs.createReadStream(file), new Transform({ transform(chunk: Buffer, _e, done) { release(chunk.length); done(null, chunk); } }), () => {}),
+      body: pipeline(
+        fs.createReadStream(file),
+        new Transform({
+          transform(chunk: Buffer, _e, done) {
+            release(chunk.length);
+            done(null, chunk);
+          },
+        }),
+        () => {},
+      ),
     });
     const text = await res.body.text();
     if (res.statusCode === 413) return { error: `artifact too large (${size} bytes; the service takes at most 150 MB)` };
@@ -89,7 +106,9 @@ export class ServiceClient {
       let message = text.slice(0, 300);
       try {
         message = JSON.parse(text).message ?? message;
-      } catch { /* not JSON */ }
+      } catch {
+        /* not JSON */
+      }
       throw new ProtocolError(res.statusCode, message);
     }
     return JSON.parse(text) as T;

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { int, str, oneOf, url, ConfigError } from '../config.js';
-import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log.js';
 import { DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
 
 /** One browser slot per 1.5 GB of memory, and no more than there are cores. */
@@ -19,6 +19,7 @@ export interface AgentConfig {
   healthHost: string | undefined;
   externalObservability: boolean;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   shutdownGraceMs: number;
   spoolDir: string;
   profile: (typeof PROFILES)[number];
@@ -37,7 +38,9 @@ export interface AgentConfig {
 export function agentConfig(env: Record<string, string | undefined> = process.env): AgentConfig {
   const apiKey = env.API_KEY;
   if (!apiKey) {
-    throw new ConfigError('API_KEY is required: set it to a private-location key (create one with POST /v1/private-locations or POST /v1/private-locations/{id}/keys)');
+    throw new ConfigError(
+      'API_KEY is required: set it to a private-location key (create one with POST /v1/private-locations or POST /v1/private-locations/{id}/keys)',
+    );
   }
   if (/\s/.test(apiKey)) throw new ConfigError('API_KEY must not contain white space');
   const concurrency = int(env, 'JOB_CONCURRENCY', 1, 1, 1000);
@@ -49,6 +52,7 @@ export function agentConfig(env: Record<string, string | undefined> = process.en
     healthHost: env.AGENT_HEALTH_HOST || undefined,
     externalObservability: oneOf(env, 'EXTERNAL_OBSERVABILITY', ['on', 'off'] as const, 'on') === 'on',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'INFO'),
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
     shutdownGraceMs: int(env, 'OUTPOST_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600) * 1000,
     spoolDir: str(env, 'OUTPOST_SPOOL_DIR', path.join(os.homedir(), '.outpost-agent', 'spool')),
     profile: oneOf(env, 'OUTPOST_AGENT_PROFILE', PROFILES, 'full'),

@@ -5,7 +5,12 @@ export function agentMetrics() {
   client.collectDefaultMetrics({ register: registry, prefix: 'outpost_agent_' });
   return {
     registry,
-    jobs: new client.Counter({ name: 'outpost_agent_jobs_total', help: 'Jobs run, by check type and outcome', labelNames: ['check_type', 'outcome'], registers: [registry] }),
+    jobs: new client.Counter({
+      name: 'outpost_agent_jobs_total',
+      help: 'Jobs run, by check type and outcome',
+      labelNames: ['check_type', 'outcome'],
+      registers: [registry],
+    }),
     duration: new client.Histogram({
       name: 'outpost_agent_job_duration_seconds',
       help: 'Time to run a job, by check type',
@@ -15,8 +20,16 @@ export function agentMetrics() {
     }),
     queueDepth: new client.Gauge({ name: 'outpost_agent_queue_depth', help: 'Jobs leased and waiting for a slot', registers: [registry] }),
     running: new client.Gauge({ name: 'outpost_agent_jobs_running', help: 'Jobs running now', registers: [registry] }),
-    deliveryFailures: new client.Counter({ name: 'outpost_agent_delivery_failures_total', help: 'Result deliveries the service did not take (the results were spooled to disk)', registers: [registry] }),
-    spooled: new client.Counter({ name: 'outpost_agent_results_spooled_total', help: 'Results written to the disk spool', registers: [registry] }),
+    deliveryFailures: new client.Counter({
+      name: 'outpost_agent_delivery_failures_total',
+      help: 'Result deliveries the service did not take (the results were spooled to disk)',
+      registers: [registry],
+    }),
+    spooled: new client.Counter({
+      name: 'outpost_agent_results_spooled_total',
+      help: 'Results written to the disk spool',
+      registers: [registry],
+    }),
   };
 }
 export type AgentMetrics = ReturnType<typeof agentMetrics>;

@@ -35,7 +35,7 @@ export class Spool {
 
   append(results: RunResult[]): void {
     if (results.length === 0) return;
-    const text = results.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    const text = `${results.map((r) => JSON.stringify(r)).join('\n')}\n`;
     if (this.currentBytes > SEGMENT_MAX_BYTES) this.rotate();
     const file = this.file(this.current);
     const fd = fs.openSync(file, 'a', 0o600);

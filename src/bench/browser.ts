@@ -23,9 +23,13 @@ const NO_ARTIFACTS = { screenshot: 'off', trace: 'off', video: 'off' };
 function site(): Promise<{ url: string; close(): void }> {
   const server = http.createServer((_req, res) => {
     res.setHeader('content-type', 'text/html');
-    res.end('<!doctype html><title>Bench shop</title><h1>Welcome</h1><ul>' + '<li>item</li>'.repeat(50) + '</ul>');
+    res.end(`<!doctype html><title>Bench shop</title><h1>Welcome</h1><ul>${'<li>item</li>'.repeat(50)}</ul>`);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => server.close() })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => server.close() }),
+    ),
+  );
 }
 
 const scriptFor = (url: string) => `import { test, expect } from '@playwright/test';
@@ -47,13 +51,20 @@ async function direct(script: string): Promise<{ wallMs: number; cpuS: number }[
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-direct-'));
   const modules = runtimeModules(DEFAULT_RUNTIME_ID);
   fs.writeFileSync(path.join(dir, 'home.spec.ts'), script);
-  fs.writeFileSync(path.join(dir, 'playwright.config.cjs'), `module.exports = { testDir: '.', workers: 1, reporter: 'line', use: { launchOptions: { executablePath: '/usr/bin/chromium', args: ${JSON.stringify(CHROMIUM_FLAGS)} } } };`);
+  fs.writeFileSync(
+    path.join(dir, 'playwright.config.cjs'),
+    `module.exports = { testDir: '.', workers: 1, reporter: 'line', use: { launchOptions: { executablePath: '/usr/bin/chromium', args: ${JSON.stringify(CHROMIUM_FLAGS)} } } };`,
+  );
   const out: { wallMs: number; cpuS: number }[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
       const t0 = Date.now();
       const c0 = reapedChildrenCpu();
-      await promisify(execFile)(process.execPath, [path.join(modules, '@playwright', 'test', 'cli.js'), 'test', '-c', 'playwright.config.cjs'], { cwd: dir, env: { ...process.env, NODE_PATH: modules } });
+      await promisify(execFile)(
+        process.execPath,
+        [path.join(modules, '@playwright', 'test', 'cli.js'), 'test', '-c', 'playwright.config.cjs'],
+        { cwd: dir, env: { ...process.env, NODE_PATH: modules } },
+      );
       out.push({ wallMs: Date.now() - t0, cpuS: reapedChildrenCpu() - c0 });
     }
   } finally {
@@ -63,13 +74,21 @@ async function direct(script: string): Promise<{ wallMs: number; cpuS: number }[
 }
 
 async function browserCheck(stack: Stack, script: string, artifacts: object = NO_ARTIFACTS): Promise<string> {
-  const res = await stack.api('POST', '/v1/checks/browser', { name: 'bench browser', activated: false, privateLocations: ['bench'], script, artifacts });
+  const res = await stack.api<{ id: string }>('POST', '/v1/checks/browser', {
+    name: 'bench browser',
+    activated: false,
+    privateLocations: ['bench'],
+    script,
+    artifacts,
+  });
   return res.id;
 }
 
 async function runSessions(stack: Stack, checkIds: string[]): Promise<void> {
-  const { sessions } = await stack.api('POST', '/v2/check-sessions/trigger', { target: { checkId: checkIds } });
-  await Promise.all(sessions.map((s: { checkSessionId: string }) => stack.api('GET', `/v2/check-sessions/${s.checkSessionId}/completion?maxWaitSeconds=300`)));
+  const { sessions } = await stack.api<{ sessions: { checkSessionId: string }[] }>('POST', '/v2/check-sessions/trigger', {
+    target: { checkId: checkIds },
+  });
+  await Promise.all(sessions.map((s) => stack.api('GET', `/v2/check-sessions/${s.checkSessionId}/completion?maxWaitSeconds=300`)));
 }
 
 async function throughput(url: string, concurrency: number) {
@@ -116,7 +135,9 @@ async function upload150(): Promise<Record<string, number>> {
   try {
     const agent = stack.agent.child.pid!;
     const svc = stack.svc.child.pid!;
-    const id = await browserCheck(stack, `const { test } = require('@playwright/test');
+    const id = await browserCheck(
+      stack,
+      `const { test } = require('@playwright/test');
 const fs = require('fs');
 test('artifact', async ({}, testInfo) => {
   const fd = fs.openSync(${JSON.stringify(big)}, 'w');
@@ -124,10 +145,16 @@ test('artifact', async ({}, testInfo) => {
   for (let i = 0; i < 149; i++) fs.writeSync(fd, mb);
   fs.closeSync(fd);
   await testInfo.attach('recording', { path: ${JSON.stringify(big)}, contentType: 'video/webm' });
-});`);
+});`,
+    );
     // A first run loads Playwright's server side into the agent and starts the browser: idle
     // memory is measured after it, so the figure is the upload's alone.
-    await runSessions(stack, [await browserCheck(stack, "const { test } = require('@playwright/test'); test('warm', async ({ page }) => { await page.setContent('<p>warm</p>'); });")]);
+    await runSessions(stack, [
+      await browserCheck(
+        stack,
+        "const { test } = require('@playwright/test'); test('warm', async ({ page }) => { await page.setContent('<p>warm</p>'); });",
+      ),
+    ]);
     await sleep(2000);
     const idleAgent = rssMb(agent);
     const idleSvc = rssMb(svc);
@@ -139,7 +166,8 @@ test('artifact', async ({}, testInfo) => {
     }, 20);
     await runSessions(stack, [id]);
     clearInterval(sampler);
-    const [result] = await stack.api('GET', `/v1/check-results/${id}`);
+    // biome-ignore lint/suspicious/noExplicitAny: an API answer read field by field
+    const [result] = await stack.api<any[]>('GET', `/v1/check-results/${id}`);
     const asset = (result.browserCheckResult?.jobAssets ?? []).find((a: { name: string }) => a.name.startsWith('recording'));
     if (!asset) throw new Error(`150 MB artifact was not uploaded: ${JSON.stringify(result.browserCheckResult?.artifactErrors ?? result)}`);
     return {
@@ -173,14 +201,18 @@ export async function benchBrowser(say: (s: string) => void): Promise<Record<str
     say('|---|---|---|');
     say(`| browser checks per minute, JOB_CONCURRENCY 1 | ${c1.checksPerMinute.toFixed(1)} | |`);
     say(`| browser checks per minute, JOB_CONCURRENCY 4 | ${c4.checksPerMinute.toFixed(1)} | |`);
-    say(`| agent CPU-s per run (c1 / c4; agent, runner and browser processes) | ${c1.agentCpuSecondsPerRun.toFixed(2)} / ${c4.agentCpuSecondsPerRun.toFixed(2)} | |`);
+    say(
+      `| agent CPU-s per run (c1 / c4; agent, runner and browser processes) | ${c1.agentCpuSecondsPerRun.toFixed(2)} / ${c4.agentCpuSecondsPerRun.toFixed(2)} | |`,
+    );
     say(`| CPU-s per run of the direct runner (runner, worker, its own browser) | ${median(directRuns.map((r) => r.cpuS)).toFixed(2)} | |`);
     say(`| one run through Outpost (trigger → result), median ms | ${c1.sequentialRunMs} | |`);
     say(`| the same script with Playwright's test runner directly, median ms | ${directMs} | |`);
     say(`| ratio Outpost / direct | ${ratio.toFixed(2)} | ≤ 1.2 |`);
     say(`| agent RSS per concurrent browser job (c4, process tree) MB | ${c4.rssPerConcurrentJobMb.toFixed(0)} | |`);
     say(`| 150 MB artifact upload, MB/s | ${upload.throughputMbPerS.toFixed(0)} | |`);
-    say(`| agent / service RSS rise during the upload MB | ${upload.agentPeakRiseMb.toFixed(1)} / ${upload.servicePeakRiseMb.toFixed(1)} | each ≤ 20 |`);
+    say(
+      `| agent / service RSS rise during the upload MB | ${upload.agentPeakRiseMb.toFixed(1)} / ${upload.servicePeakRiseMb.toFixed(1)} | each ≤ 20 |`,
+    );
     return { direct: directRuns, c1, c4, upload, ratio };
   } finally {
     web.close();

@@ -24,7 +24,9 @@ export async function startDelayServer(): Promise<DelayServer> {
   const lines = createInterface({ input: child.stdout });
   const waiting: { resolve: (line: string) => void; reject: (err: Error) => void }[] = [];
   lines.on('line', (line) => waiting.shift()?.resolve(line));
-  const failAll = (err: Error) => waiting.splice(0).forEach((w) => w.reject(err));
+  const failAll = (err: Error) => {
+    for (const w of waiting.splice(0)) w.reject(err);
+  };
   child.once('error', failAll);
   child.once('exit', (code) => failAll(new Error(`delay_server exited (${code})`)));
   const next = () => new Promise<string>((resolve, reject) => waiting.push({ resolve, reject }));

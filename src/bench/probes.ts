@@ -24,7 +24,7 @@ const ROUNDS = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_AGENT_CONCURRENCY ?? 100);
 
 async function httpTarget() {
-  const server = http.createServer((req, res) => {
+  const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
     res.end('ok');
   });
@@ -36,7 +36,13 @@ async function dnsTarget() {
   const sock = dgram.createSocket('udp4');
   sock.on('message', (msg, rinfo) => {
     const q = packet.decode(msg);
-    const reply = packet.encode({ type: 'response', id: q.id, flags: packet.AUTHORITATIVE_ANSWER, questions: q.questions, answers: [{ name: 'probe.test', type: 'A', ttl: 300, class: 'IN', data: '127.0.0.1' }] });
+    const reply = packet.encode({
+      type: 'response',
+      id: q.id,
+      flags: packet.AUTHORITATIVE_ANSWER,
+      questions: q.questions,
+      answers: [{ name: 'probe.test', type: 'A', ttl: 300, class: 'IN', data: '127.0.0.1' }],
+    });
     sock.send(reply, rinfo.port, rinfo.address);
   });
   await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
@@ -61,12 +67,14 @@ async function blackbox(module: string, target: string): Promise<{ cpuSecondsPer
     const c0 = cpuSeconds(bbe.child.pid!);
     let n = 0;
     const end = Date.now() + PEER_S * 1000;
-    await Promise.all(Array.from({ length: 10 }, async () => {
-      while (Date.now() < end) {
-        await probe();
-        n++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (Date.now() < end) {
+          await probe();
+          n++;
+        }
+      }),
+    );
     return { cpuSecondsPer1000: ((cpuSeconds(bbe.child.pid!) - c0) / n) * 1000, probesPerSecond: n / PEER_S };
   } finally {
     await bbe.stop();
@@ -90,14 +98,33 @@ async function timingError(): Promise<Record<string, unknown>> {
       const download: number[] = [];
       const reported = new Map<string, { firstByte: number; download: number }>();
       let i = 0;
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (i < total) {
-          const path = `/c${concurrency}-${i++}`;
-          const job = { id: 'b', checkId: 'b', checkType: 'URL', location: 'bench', dueAt: 0, timeoutMs: 10_000, check: { name: 'b', request: { url: `http://127.0.0.1:${port}${path}`, assertions: [] }, degradedResponseTime: null, maxResponseTime: null, shouldFail: false } };
-          const r = await runUrl(job, { signal: new AbortController().signal, deadline: Date.now() + 10_000, log });
-          reported.set(path, (r.detail.apiCheckResult as { response: { timingPhases: { firstByte: number; download: number } } }).response.timingPhases);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (i < total) {
+            const path = `/c${concurrency}-${i++}`;
+            const job = {
+              id: 'b',
+              checkId: 'b',
+              checkType: 'URL',
+              location: 'bench',
+              dueAt: 0,
+              timeoutMs: 10_000,
+              check: {
+                name: 'b',
+                request: { url: `http://127.0.0.1:${port}${path}`, assertions: [] },
+                degradedResponseTime: null,
+                maxResponseTime: null,
+                shouldFail: false,
+              },
+            };
+            const r = await runUrl(job, { signal: new AbortController().signal, deadline: Date.now() + 10_000, log });
+            reported.set(
+              path,
+              (r.detail.apiCheckResult as { response: { timingPhases: { firstByte: number; download: number } } }).response.timingPhases,
+            );
+          }
+        }),
+      );
       // Reported minus what the server really waited (its timers fire late by their own jitter).
       const applied = await server.applied();
       for (const [path, p] of reported) {
@@ -109,8 +136,10 @@ async function timingError(): Promise<Record<string, unknown>> {
       firstByte.sort((a, b) => a - b);
       download.sort((a, b) => a - b);
       out[`c${concurrency}`] = {
-        firstByteErrorP50: percentile(firstByte, 50), firstByteErrorP99: percentile(firstByte, 99),
-        downloadErrorP50: percentile(download, 50), downloadErrorP99: percentile(download, 99),
+        firstByteErrorP50: percentile(firstByte, 50),
+        firstByteErrorP99: percentile(firstByte, 99),
+        downloadErrorP50: percentile(download, 50),
+        downloadErrorP99: percentile(download, 99),
       };
     }
   } finally {
@@ -136,10 +165,36 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
   const ns = await dnsTarget();
   const out: Record<string, unknown> = {};
   const all: { name: string; path: string; body: () => Record<string, unknown>; module: string; target: string }[] = [
-    { name: 'URL', path: '/v1/checks/url', body: () => ({ request: { url: `${web.url}/ok` } }), module: 'http_2xx', target: `${web.url}/ok` },
-    { name: 'API', path: '/v1/checks/api', body: () => ({ request: { method: 'GET', url: `${web.url}/ok`, assertions: [{ source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'ok' }] } }), module: 'http_2xx', target: `${web.url}/ok` },
-    { name: 'DNS', path: '/v1/checks/dns', body: () => ({ request: { recordType: 'A', query: 'probe.test', nameServer: '127.0.0.1', port: ns.port } }), module: 'dns_udp', target: `127.0.0.1:${ns.port}` },
-    { name: 'ICMP', path: '/v1/checks/icmp', body: () => ({ request: { hostname: '127.0.0.1', pingCount: 1 } }), module: 'icmp', target: '127.0.0.1' },
+    {
+      name: 'URL',
+      path: '/v1/checks/url',
+      body: () => ({ request: { url: `${web.url}/ok` } }),
+      module: 'http_2xx',
+      target: `${web.url}/ok`,
+    },
+    {
+      name: 'API',
+      path: '/v1/checks/api',
+      body: () => ({
+        request: { method: 'GET', url: `${web.url}/ok`, assertions: [{ source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'ok' }] },
+      }),
+      module: 'http_2xx',
+      target: `${web.url}/ok`,
+    },
+    {
+      name: 'DNS',
+      path: '/v1/checks/dns',
+      body: () => ({ request: { recordType: 'A', query: 'probe.test', nameServer: '127.0.0.1', port: ns.port } }),
+      module: 'dns_udp',
+      target: `127.0.0.1:${ns.port}`,
+    },
+    {
+      name: 'ICMP',
+      path: '/v1/checks/icmp',
+      body: () => ({ request: { hostname: '127.0.0.1', pingCount: 1 } }),
+      module: 'icmp',
+      target: '127.0.0.1',
+    },
   ];
   // BENCH_PROBES=ICMP,DNS measures only those (and skips the timing-error run unless URL or
   // TIMING is named; TIMING alone runs just that).
@@ -177,10 +232,15 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
   // The targets are absolute, set on a machine where blackbox_exporter took the CPU given
   // here; machines differ, so each is judged as a ratio to blackbox in the same run.
   const targets: Record<string, { cpu: number; blackbox: number }> = {
-    URL: { cpu: 0.4, blackbox: 0.98 }, API: { cpu: 0.4, blackbox: 0.98 }, DNS: { cpu: 0.2, blackbox: 0.74 }, ICMP: { cpu: 0.2, blackbox: 0.67 },
+    URL: { cpu: 0.4, blackbox: 0.98 },
+    API: { cpu: 0.4, blackbox: 0.98 },
+    DNS: { cpu: 0.2, blackbox: 0.74 },
+    ICMP: { cpu: 0.2, blackbox: 0.67 },
   };
   if (types.length) {
-    say(`| check type (median of ${ROUNDS} rounds) | agent checks/s (drain) | agent CPU-s per 1,000 | blackbox_exporter CPU-s per 1,000 | ratio (all rounds) | target (ratio) | met |`);
+    say(
+      `| check type (median of ${ROUNDS} rounds) | agent checks/s (drain) | agent CPU-s per 1,000 | blackbox_exporter CPU-s per 1,000 | ratio (all rounds) | target (ratio) | met |`,
+    );
     say('|---|---|---|---|---|---|---|');
   }
   for (const t of types) {
@@ -190,7 +250,9 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
     const ratio = ratioOf(r);
     const limit = target.cpu / target.blackbox;
     const all = r.rounds.map((x) => ratioOf(x)?.toFixed(2) ?? '').join(', ');
-    say(`| ${t.name} | ${r.outpost.checksPerSecond.toFixed(0)} | ${r.outpost.agentCpuSecondsPer1000.toFixed(3)} | ${bb} | ${ratio === null ? '' : `${ratio.toFixed(2)} (${all})`} | ≤ ${target.cpu} at blackbox ${target.blackbox} (≤ ${limit.toFixed(2)}) | ${ratio === null ? '' : ratio <= limit ? 'yes' : 'no'} |`);
+    say(
+      `| ${t.name} | ${r.outpost.checksPerSecond.toFixed(0)} | ${r.outpost.agentCpuSecondsPer1000.toFixed(3)} | ${bb} | ${ratio === null ? '' : `${ratio.toFixed(2)} (${all})`} | ≤ ${target.cpu} at blackbox ${target.blackbox} (≤ ${limit.toFixed(2)}) | ${ratio === null ? '' : ratio <= limit ? 'yes' : 'no'} |`,
+    );
   }
   const te = out.timingError as Record<string, Record<string, number>> | undefined;
   if (!te) return out;
@@ -199,9 +261,14 @@ export async function benchProbes(say: (s: string) => void): Promise<Record<stri
   say('|---|---|---|---|---|');
   for (const c of ['c1', 'c100']) {
     const limit = c === 'c1' ? 1 : 5;
-    for (const [what, key] of [['first byte', 'firstByte'], ['download', 'download']] as const) {
+    for (const [what, key] of [
+      ['first byte', 'firstByte'],
+      ['download', 'download'],
+    ] as const) {
       const p99 = te[c][`${key}ErrorP99`];
-      say(`| ${what}, concurrency ${c.slice(1)} | ${te[c][`${key}ErrorP50`].toFixed(2)} | ${p99.toFixed(2)} | ≤ ${limit} | ${Math.abs(p99) <= limit ? 'yes' : 'no'} |`);
+      say(
+        `| ${what}, concurrency ${c.slice(1)} | ${te[c][`${key}ErrorP50`].toFixed(2)} | ${p99.toFixed(2)} | ≤ ${limit} | ${Math.abs(p99) <= limit ? 'yes' : 'no'} |`,
+      );
     }
   }
   return out;

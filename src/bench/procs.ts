@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../cli.js');
 /** The Node flags on the CLI's `#!` line: benchmarks start Outpost as its command (and image) does. */
-const CLI_FLAGS = fs.readFileSync(CLI, 'utf8').split('\n', 1)[0].split(' ').filter((a) => a.startsWith('--'));
+const CLI_FLAGS = fs
+  .readFileSync(CLI, 'utf8')
+  .split('\n', 1)[0]
+  .split(' ')
+  .filter((a) => a.startsWith('--'));
 const TICKS = 100; // USER_HZ on Linux
 
 export interface Child {
@@ -22,18 +26,24 @@ export function launch(args: string[], env: Record<string, string>, bin = proces
   // Node flags (e.g. --perf-basic-prof, for `perf record`).
   const prof = [...CLI_FLAGS, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])];
   if (process.env.BENCH_NODE_ARGS) prof.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
-  const child = spawn(bin, bin === process.execPath ? [...prof, CLI, ...args] : args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, bin === process.execPath ? [...prof, CLI, ...args] : args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const waiters: { pred: (l: string) => boolean; resolve: (l: string) => void }[] = [];
   let buf = '';
   const onData = (d: Buffer) => {
     buf += d;
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       if (lines.length < 10_000) lines.push(line);
-      for (const w of [...waiters]) if (w.pred(line)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(line));
+      for (const w of [...waiters]) {
+        if (!w.pred(line)) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
     }
   };
   child.stdout!.on('data', onData);
@@ -45,8 +55,17 @@ export function launch(args: string[], env: Record<string, string>, bin = proces
       const hit = lines.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`${args.join(' ')}: expected output did not come:\n${lines.slice(-20).join('\n')}`)), timeoutMs);
-        waiters.push({ pred, resolve: (l) => (clearTimeout(t), resolve(l)) });
+        const t = setTimeout(
+          () => reject(new Error(`${args.join(' ')}: expected output did not come:\n${lines.slice(-20).join('\n')}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          pred,
+          resolve: (l) => {
+            clearTimeout(t);
+            resolve(l);
+          },
+        });
       });
     },
     stop() {

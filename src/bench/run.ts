@@ -30,7 +30,7 @@ const PEER_S = Number(process.env.BENCH_PEER_SECONDS ?? 10);
 const PEER_CONCURRENCY = 10;
 
 const out: Record<string, unknown> = {};
-const say = (s: string) => process.stdout.write(s + '\n');
+const say = (s: string) => process.stdout.write(`${s}\n`);
 
 async function tcpTarget(): Promise<{ port: number; close(): void }> {
   const server = net.createServer((s) => {
@@ -51,7 +51,9 @@ async function benchOutpost(target: number) {
     const agentPid = stack.agent.child.pid!;
     const svcPid = stack.svc.child.pid!;
     out.agentIdleRssMb = rssMb(agentPid);
-    out.checkCreatesPerSecond = await createChecks(stack, CHECKS, '/v1/checks/tcp', () => ({ request: { hostname: '127.0.0.1', port: target } }));
+    out.checkCreatesPerSecond = await createChecks(stack, CHECKS, '/v1/checks/tcp', () => ({
+      request: { hostname: '127.0.0.1', port: target },
+    }));
 
     // Steady: the agent keeps up with CHECKS/10 runs per second. First let any backlog from the
     // creation phase drain, and every check come due once.
@@ -91,12 +93,14 @@ async function benchOutpost(target: number) {
 async function closedLoop(seconds: number, concurrency: number, fn: () => Promise<void>): Promise<number> {
   const end = Date.now() + seconds * 1000;
   let n = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) {
-      await fn();
-      n++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        await fn();
+        n++;
+      }
+    }),
+  );
   return n;
 }
 
@@ -144,7 +148,9 @@ const fmt = (v: unknown, d = 2) => (typeof v === 'number' ? v.toFixed(d) : Strin
 
 async function main() {
   const target = await tcpTarget();
-  say(`Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`);
+  say(
+    `Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`,
+  );
   const only = process.env.BENCH_ONLY; // 'tcp', 'probes' or 'browser'
   if (only === 'browser') {
     target.close();
@@ -177,12 +183,15 @@ async function main() {
   say(`| agent TCP checks/s (backlog drain of ${fmt(dr.backlog, 0)}) | ${fmt(dr.checksPerSecond, 0)} | ≥ 5000 |`);
   say(`| agent CPU-s per 1,000 TCP checks (drain) | ${fmt(dr.agentCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
   say(`| service CPU-s per 1,000 results stored (drain) | ${fmt(dr.serviceCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
-  if (dr.postgresCpuSecondsPer1000 !== null) say(`| PostgreSQL server CPU-s per 1,000 results (drain) | ${fmt(dr.postgresCpuSecondsPer1000, 3)} | |`);
+  if (dr.postgresCpuSecondsPer1000 !== null)
+    say(`| PostgreSQL server CPU-s per 1,000 results (drain) | ${fmt(dr.postgresCpuSecondsPer1000, 3)} | |`);
   say(`| steady runs/s | ${fmt(st.runsPerSecond, 0)} | |`);
   say(`| agent CPU-s per 1,000 TCP checks (steady) | ${fmt(st.agentCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
   say(`| service CPU-s per 1,000 results (steady, incl. scheduling) | ${fmt(st.serviceCpuSecondsPer1000, 3)} | ≤ 0.2 |`);
   say(`| dispatch due→start p50 / p99 ms (steady) | ${fmt(st.dispatchP50Ms, 1)} / ${fmt(st.dispatchP99Ms, 1)} | p99 ≤ 50 |`);
-  say(`| agent RSS idle / steady / drain MB | ${fmt(out.agentIdleRssMb, 0)} / ${fmt(st.agentRssMaxMb, 0)} / ${fmt(dr.agentRssMaxMb, 0)} | idle ≤ 60 |`);
+  say(
+    `| agent RSS idle / steady / drain MB | ${fmt(out.agentIdleRssMb, 0)} / ${fmt(st.agentRssMaxMb, 0)} / ${fmt(dr.agentRssMaxMb, 0)} | idle ≤ 60 |`,
+  );
   say(`| check creation via API, per second | ${fmt(out.checkCreatesPerSecond, 0)} | |`);
   if (typeof bb === 'string') say(`| blackbox_exporter | ${bb} | |`);
   else {

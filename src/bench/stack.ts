@@ -12,19 +12,27 @@ export interface Stack {
   key: string;
   svc: Child;
   agent: Child;
-  api<T = any>(method: string, p: string, body?: unknown): Promise<T>;
+  api<T = unknown>(method: string, p: string, body?: unknown): Promise<T>;
   metric(name: string, labels?: string): Promise<number>;
   stop(): Promise<void>;
 }
 
-export async function startStack(opts: { concurrency: number; env?: Record<string, string>; agentEnv?: Record<string, string> }): Promise<Stack> {
+export async function startStack(opts: {
+  concurrency: number;
+  env?: Record<string, string>;
+  agentEnv?: Record<string, string>;
+}): Promise<Stack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-'));
   const key = `bench-${Date.now()}-key-0123456789`;
   const svc = launch(['service'], { PORT: '0', OUTPOST_DATA_DIR: dir, OUTPOST_API_KEY: key, LOG_LEVEL: 'WARN', ...opts.env });
   const line = await svc.waitFor((l) => l.includes('Base URL'));
   const base = line.split('Base URL:')[1].trim();
   const api = async (method: string, p: string, body?: unknown) => {
-    const res = await request(base + p, { method: method as 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const res = await request(base + p, {
+      method: method as 'GET',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
     return text ? JSON.parse(text) : null;
@@ -36,12 +44,23 @@ export async function startStack(opts: { concurrency: number; env?: Record<strin
   };
   const pl = await api('POST', '/v1/private-locations', { name: 'bench', slugName: 'bench' });
   const agent = launch(['agent'], {
-    API_KEY: pl.keys[0].rawKey, OUTPOST_URL: base, JOB_CONCURRENCY: String(opts.concurrency), AGENT_HEALTH_PORT: '0',
-    AGENT_HEALTH_HOST: '127.0.0.1', OUTPOST_SPOOL_DIR: path.join(dir, 'spool'), LOG_LEVEL: 'INFO', ...opts.agentEnv,
+    API_KEY: pl.keys[0].rawKey,
+    OUTPOST_URL: base,
+    JOB_CONCURRENCY: String(opts.concurrency),
+    AGENT_HEALTH_PORT: '0',
+    AGENT_HEALTH_HOST: '127.0.0.1',
+    OUTPOST_SPOOL_DIR: path.join(dir, 'spool'),
+    LOG_LEVEL: 'INFO',
+    ...opts.agentEnv,
   });
   await agent.waitFor((l) => l.includes('registered with the service'));
   return {
-    base, key, svc, agent, api, metric,
+    base,
+    key,
+    svc,
+    agent,
+    api,
+    metric,
     async stop() {
       await agent.stop();
       await svc.stop();
@@ -53,12 +72,14 @@ export async function startStack(opts: { concurrency: number; env?: Record<strin
 export async function createChecks(stack: Stack, n: number, path: string, body: (i: number) => Record<string, unknown>): Promise<number> {
   const t0 = Date.now();
   let i = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (i < n) {
-      const k = i++;
-      await stack.api('POST', path, { name: `bench ${k}`, frequency: 0, frequencyOffset: 10, privateLocations: ['bench'], ...body(k) });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (i < n) {
+        const k = i++;
+        await stack.api('POST', path, { name: `bench ${k}`, frequency: 0, frequencyOffset: 10, privateLocations: ['bench'], ...body(k) });
+      }
+    }),
+  );
   return n / ((Date.now() - t0) / 1000);
 }
 

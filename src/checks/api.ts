@@ -29,7 +29,11 @@ interface ApiRequest {
   assertions?: Assertion[];
 }
 
-const CONTENT_TYPES: Record<string, string> = { JSON: 'application/json', GRAPHQL: 'application/json', FORM: 'application/x-www-form-urlencoded' };
+const CONTENT_TYPES: Record<string, string> = {
+  JSON: 'application/json',
+  GRAPHQL: 'application/json',
+  FORM: 'application/x-www-form-urlencoded',
+};
 /** Kept for assertions; the result stores at most RESULT_BODY_BYTES of it. */
 const BODY_BYTES = 1024 * 1024;
 const RESULT_BODY_BYTES = 64 * 1024;
@@ -67,15 +71,24 @@ export const runApi: CheckRunner = async (job, ctx) => {
       ...req,
       method: typeof after?.method === 'string' ? after.method.toUpperCase() : before.method,
       url: typeof after?.url === 'string' ? after.url : before.url,
-      headers: Object.entries(after?.headers && typeof after.headers === 'object' ? after.headers : before.headers).map(([key, value]) => ({ key, value: String(value) })),
-      queryParameters: Array.isArray(after?.queryParameters) ? after.queryParameters.map((q) => ({ key: String(q.key), value: String(q.value) })) : before.queryParameters,
+      headers: Object.entries(after?.headers && typeof after.headers === 'object' ? after.headers : before.headers).map(([key, value]) => ({
+        key,
+        value: String(value),
+      })),
+      queryParameters: Array.isArray(after?.queryParameters)
+        ? after.queryParameters.map((q) => ({ key: String(q.key), value: String(q.value) }))
+        : before.queryParameters,
       body: typeof after?.body === 'string' ? after.body : before.body,
     };
   }
   const outcome = await exchange(job, ctx, req, vars);
   if (job.tearDownScript && outcome.detail.apiCheckResult) {
     const response = (outcome.detail.apiCheckResult as { response: unknown }).response;
-    const out = await runScript(job.tearDownScript, { request: (outcome.detail.apiCheckResult as { request: unknown }).request, response, variables: environment }, scriptTimeout());
+    const out = await runScript(
+      job.tearDownScript,
+      { request: (outcome.detail.apiCheckResult as { request: unknown }).request, response, variables: environment },
+      scriptTimeout(),
+    );
     logs.push(...out.logs);
     if (out.error && !outcome.error) outcome.error = maskSecrets(`teardown failed: ${out.error}`, vars);
   }
@@ -85,7 +98,21 @@ export const runApi: CheckRunner = async (job, ctx) => {
 
 function scriptFailure(message: string, logs: string[], vars: Map<string, Variable>) {
   const error = maskSecrets(message, vars);
-  return { responseTime: 0, error, assertions: [], detail: { apiCheckResult: { assertions: [], request: null, response: null, tls: null, requestError: error, jobLog: { scripts: maskDeep(logs, vars) } } } };
+  return {
+    responseTime: 0,
+    error,
+    assertions: [],
+    detail: {
+      apiCheckResult: {
+        assertions: [],
+        request: null,
+        response: null,
+        tls: null,
+        requestError: error,
+        jobLog: { scripts: maskDeep(logs, vars) },
+      },
+    },
+  };
 }
 
 async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRunner>[1], req: ApiRequest, vars: Map<string, Variable>) {
@@ -103,7 +130,9 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
   const body = bodyType === 'NONE' || req.method === 'GET' || req.method === 'HEAD' ? null : fill(req.body ?? '', vars);
 
   // What the result shows of the request: secrets masked, credentials too.
-  const shownHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k === 'authorization' ? '*****' : maskSecrets(v, vars)]));
+  const shownHeaders = Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, k === 'authorization' ? '*****' : maskSecrets(v, vars)]),
+  );
   const request = {
     method: req.method,
     url: maskSecrets(url.toString(), vars),
@@ -134,7 +163,15 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
       if (parseError !== null) throw new Error(`the body is not JSON (${parseError})`);
       return parsed;
     };
-    const assertions = (req.assertions ?? []).map((a): Assertion => ({ source: a.source, comparison: a.comparison, property: fill(a.property ?? '', vars), target: fill(String(a.target ?? ''), vars), regex: a.regex ?? null }));
+    const assertions = (req.assertions ?? []).map(
+      (a): Assertion => ({
+        source: a.source,
+        comparison: a.comparison,
+        property: fill(a.property ?? '', vars),
+        target: fill(String(a.target ?? ''), vars),
+        regex: a.regex ?? null,
+      }),
+    );
     const outcomes = evaluateAssertions(assertions, (a): Actual => {
       switch (a.source) {
         case 'STATUS_CODE':
@@ -146,7 +183,7 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
         case 'JSON_BODY':
           return jsonPath(json(), a.property ?? '');
         case 'HEADERS':
-          return a.property ? res.headers[a.property.toLowerCase()] ?? null : (res.headers as unknown as Actual);
+          return a.property ? (res.headers[a.property.toLowerCase()] ?? null) : (res.headers as unknown as Actual);
         default:
           throw new Error(`unknown assertion source ${a.source}`);
       }

@@ -32,8 +32,27 @@ export const runDns: CheckRunner = async (job, ctx) => {
   const port = req.port ?? 53;
   const t0 = performance.now();
   // Written out, not spread from a common base: V8 builds `{ ...base, more }` on a slow path.
-  const result = (responseCode: string | null, answers: string[], answerJson: unknown, assertions: AssertionOutcome[], total: number, error: string | null) => ({
-    dnsCheckResult: { query: req.query, recordType: req.recordType, nameServer: server, port, protocol, responseCode, answers, answerJson, assertions, timings: { total: round(total) }, error },
+  const result = (
+    responseCode: string | null,
+    answers: string[],
+    answerJson: unknown,
+    assertions: AssertionOutcome[],
+    total: number,
+    error: string | null,
+  ) => ({
+    dnsCheckResult: {
+      query: req.query,
+      recordType: req.recordType,
+      nameServer: server,
+      port,
+      protocol,
+      responseCode,
+      answers,
+      answerJson,
+      assertions,
+      timings: { total: round(total) },
+      error,
+    },
   });
   let response: DnsPacket.Packet;
   try {
@@ -43,12 +62,18 @@ export const runDns: CheckRunner = async (job, ctx) => {
       flags: packet.RECURSION_DESIRED,
       questions: [{ type: req.recordType as DnsPacket.RecordType, name: req.query, class: 'IN' }],
     });
-    const raw = protocol === 'TCP' ? await overTcp(query, server, port, ctx.deadline, ctx.signal) : await overUdp(query, server, port, ctx.deadline, ctx.signal);
+    const raw =
+      protocol === 'TCP'
+        ? await overTcp(query, server, port, ctx.deadline, ctx.signal)
+        : await overUdp(query, server, port, ctx.deadline, ctx.signal);
     response = packet.decode(raw);
   } catch (err) {
     const total = performance.now() - t0;
     const e = err as NodeJS.ErrnoException;
-    const error = e.name === 'TimeoutError' ? `Timed out after ${Math.round(total)} ms waiting for ${server}:${port} over ${protocol}` : `${e.code ?? e.name}: ${e.message}`;
+    const error =
+      e.name === 'TimeoutError'
+        ? `Timed out after ${Math.round(total)} ms waiting for ${server}:${port} over ${protocol}`
+        : `${e.code ?? e.name}: ${e.message}`;
     return { responseTime: Math.round(total), error, assertions: [], detail: result(null, [], null, [], total, error) };
   }
   const total = performance.now() - t0;
@@ -79,7 +104,11 @@ export const runDns: CheckRunner = async (job, ctx) => {
   });
   const failed = outcomes.find((o) => !o.passed);
   // Without assertions an answer that is not NOERROR is a failure, as a resolver would treat it.
-  const error = failed ? describeFailure(failed) : (req.assertions ?? []).length === 0 && responseCode !== 'NOERROR' ? `response code ${responseCode}` : null;
+  const error = failed
+    ? describeFailure(failed)
+    : (req.assertions ?? []).length === 0 && responseCode !== 'NOERROR'
+      ? `response code ${responseCode}`
+      : null;
   return {
     responseTime: Math.round(total),
     error,
@@ -131,30 +160,40 @@ function textLine(a: DnsPacket.Answer): string {
 
 function overUdp(query: Buffer, host: string, port: number, deadline: number, signal: AbortSignal): Promise<Buffer> {
   let exchange: UdpExchange | null = null;
-  return untilDeadline<Buffer>(deadline, signal, () => exchange?.release(), (settle) => {
-    try {
-      exchange = udpExchange(host, port, (msg) => settle(null, msg), settle);
-      exchange.send(query);
-    } catch (err) {
-      settle(err as Error);
-    }
-  });
+  return untilDeadline<Buffer>(
+    deadline,
+    signal,
+    () => exchange?.release(),
+    (settle) => {
+      try {
+        exchange = udpExchange(host, port, (msg) => settle(null, msg), settle);
+        exchange.send(query);
+      } catch (err) {
+        settle(err as Error);
+      }
+    },
+  );
 }
 
 function overTcp(query: Buffer, host: string, port: number, deadline: number, signal: AbortSignal): Promise<Buffer> {
   const sock = net.connect({ host, port });
   let buf = Buffer.alloc(0);
-  return untilDeadline<Buffer>(deadline, signal, () => sock.destroy(), (settle) => {
-    sock.on('error', (e) => settle(e));
-    sock.on('connect', () => {
-      const len = Buffer.alloc(2);
-      len.writeUInt16BE(query.length);
-      sock.write(Buffer.concat([len, query]));
-    });
-    sock.on('data', (chunk) => {
-      buf = Buffer.concat([buf, chunk]);
-      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) settle(null, buf.subarray(2, 2 + buf.readUInt16BE(0)));
-    });
-    sock.on('end', () => settle(new Error('the name server closed the connection before answering')));
-  });
+  return untilDeadline<Buffer>(
+    deadline,
+    signal,
+    () => sock.destroy(),
+    (settle) => {
+      sock.on('error', (e) => settle(e));
+      sock.on('connect', () => {
+        const len = Buffer.alloc(2);
+        len.writeUInt16BE(query.length);
+        sock.write(Buffer.concat([len, query]));
+      });
+      sock.on('data', (chunk) => {
+        buf = Buffer.concat([buf, chunk]);
+        if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) settle(null, buf.subarray(2, 2 + buf.readUInt16BE(0)));
+      });
+      sock.on('end', () => settle(new Error('the name server closed the connection before answering')));
+    },
+  );
 }

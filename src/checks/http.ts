@@ -66,13 +66,32 @@ export interface HttpOutcome {
 }
 
 export class HttpError extends Error {
-  constructor(message: string, readonly phase: string, readonly partial: Partial<HttpOutcome>) {
+  constructor(
+    message: string,
+    readonly phase: string,
+    readonly partial: Partial<HttpOutcome>,
+  ) {
     super(message);
   }
 }
 
 const MAX_REDIRECTS = 10;
-const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
 
 export interface Transport {
   followRedirects: boolean;
@@ -84,7 +103,13 @@ export interface Transport {
 
 /** What URL and API checks set alike: their transport options, with the spec's defaults, and the run's limits. */
 export function transportOf(r: { followRedirects?: boolean; skipSSL?: boolean; ipFamily?: 'IPv4' | 'IPv6' }, ctx: RunContext): Transport {
-  return { followRedirects: r.followRedirects ?? true, skipSSL: r.skipSSL ?? false, ipFamily: r.ipFamily ?? 'IPv4', deadline: ctx.deadline, signal: ctx.signal };
+  return {
+    followRedirects: r.followRedirects ?? true,
+    skipSSL: r.skipSSL ?? false,
+    ipFamily: r.ipFamily ?? 'IPv4',
+    deadline: ctx.deadline,
+    signal: ctx.signal,
+  };
 }
 
 export async function timedRequest(req: HttpRequest): Promise<HttpOutcome> {
@@ -115,7 +140,8 @@ function round(n: number): number {
 async function once(req: HttpRequest, url: string, method: string, body: string | null, runStart: number): Promise<HttpOutcome> {
   const { deadline, signal } = req.transport;
   const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new HttpError(`unsupported protocol ${target.protocol}`, 'request', {});
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new HttpError(`unsupported protocol ${target.protocol}`, 'request', {});
   const family = req.transport.ipFamily === 'IPv6' ? 6 : 4;
   const start = performance.now();
   const mark = { socket: start, lookup: start, connect: start, secureConnect: null as number | null, sent: 0, response: start, end: start };
@@ -155,7 +181,10 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
     // every phase, and each of them would set and clear a timer per run.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect(opts: { hostname: string; port: string | number; protocol: string; servername?: string | null }, cb: (err: Error | null, socket: net.Socket | null) => void) {
+    connect(
+      opts: { hostname: string; port: string | number; protocol: string; servername?: string | null },
+      cb: (err: Error | null, socket: net.Socket | null) => void,
+    ) {
       const host = opts.hostname.replace(/^\[|\]$/g, '');
       const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
       const proxy = req.proxyUrl ? new URL(req.proxyUrl) : null;
@@ -164,14 +193,20 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
         if (err) return cb(err, null);
         phase = 'tcp';
         remoteAddress = address!;
-        const raw = net.connect({ host: address!, port: proxy ? Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80) : port, family });
+        const raw = net.connect({
+          host: address!,
+          port: proxy ? Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80) : port,
+          family,
+        });
         raw.setNoDelay(true);
         raw.once('error', (e) => cb(e, null));
         raw.once('connect', () => {
           if (!proxy) return connected(raw);
           // Through the proxy: a CONNECT tunnel to the target, then the same exchange inside it.
           phase = 'proxy';
-          const auth = proxy.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
+          const auth = proxy.username
+            ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n`
+            : '';
           const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
           raw.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${auth}\r\n`);
           let head = '';
@@ -181,7 +216,13 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
             if (end < 0) return;
             raw.off('data', onData);
             const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
-            if (status !== 200) return cb(Object.assign(new Error(`the proxy refused the tunnel to ${authority} (status ${status || 'unreadable'})`), { code: 'EPROXY' }), null);
+            if (status !== 200)
+              return cb(
+                Object.assign(new Error(`the proxy refused the tunnel to ${authority} (status ${status || 'unreadable'})`), {
+                  code: 'EPROXY',
+                }),
+                null,
+              );
             connected(raw);
           };
           raw.on('data', onData);
@@ -199,7 +240,12 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
         }
         phase = 'tls';
         // Verification is judged below, so the certificate's facts are kept when it fails.
-        const sock = tls.connect({ socket: raw, servername: net.isIP(host) ? undefined : host, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+        const sock = tls.connect({
+          socket: raw,
+          servername: net.isIP(host) ? undefined : host,
+          rejectUnauthorized: false,
+          ALPNProtocols: ['http/1.1'],
+        });
         sock.once('error', (e) => cb(e, null));
         sock.once('secureConnect', () => {
           mark.secureConnect = performance.now();
@@ -208,7 +254,12 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
           raw.removeAllListeners('error');
           if (!req.transport.skipSSL && !sock.authorized) {
             sock.destroy();
-            return cb(Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), { code: 'CERT_INVALID' }), null);
+            return cb(
+              Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), {
+                code: 'CERT_INVALID',
+              }),
+              null,
+            );
           }
           phase = 'firstByte';
           watchArrivals(sock);
@@ -227,34 +278,40 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
   const partial = (): Partial<HttpOutcome> => ({ url, tls: tlsFacts, remoteAddress });
   let clean = false;
   try {
-    const res = await exchange(agent, {
-      origin: target.origin,
-      path: target.pathname + target.search,
-      method: method as Dispatcher.HttpMethod,
-      headers: req.headers,
-      body: body ?? undefined,
-    }, req.keepBodyBytes, () => {
-      mark.response = arrivals.first || performance.now();
-      phase = 'download';
-    }, () => {
-      // The connection has served its one exchange. Closing it here, with one shared error,
-      // spares undici building (and Node formatting) an error of its own for every run.
-      // (Closed first, its socket leaves the watcher's set with it: one system call less.)
-      received = socket?.bytesRead ?? 0;
-      socket?.destroy(EXCHANGE_DONE);
-      onWire?.stop();
-      // When the server said `Connection: close`, undici goes on to build an error of its own
-      // ('reset') for the socket just closed, and nothing reads it. Its stack trace is most of
-      // its cost (~10 µs a run here, 2-5 % of a URL check), so traces are off until this
-      // exchange's own close callbacks have run (errors built there are dropped too).
-      quietStackTraces();
-    });
+    const res = await exchange(
+      agent,
+      {
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: method as Dispatcher.HttpMethod,
+        headers: req.headers,
+        body: body ?? undefined,
+      },
+      req.keepBodyBytes,
+      () => {
+        mark.response = arrivals.first || performance.now();
+        phase = 'download';
+      },
+      () => {
+        // The connection has served its one exchange. Closing it here, with one shared error,
+        // spares undici building (and Node formatting) an error of its own for every run.
+        // (Closed first, its socket leaves the watcher's set with it: one system call less.)
+        received = socket?.bytesRead ?? 0;
+        socket?.destroy(EXCHANGE_DONE);
+        onWire?.stop();
+        // When the server said `Connection: close`, undici goes on to build an error of its own
+        // ('reset') for the socket just closed, and nothing reads it. Its stack trace is most of
+        // its cost (~10 µs a run here, 2-5 % of a URL check), so traces are off until this
+        // exchange's own close callbacks have run (errors built there are dropped too).
+        quietStackTraces();
+      },
+    );
     // Both readings of each byte come at or after it arrived (the watcher's, from the kernel's
     // stamps, is exact unless the event loop read the bytes first), so the earlier is nearer.
     const wire = onWire?.first() ?? null;
     if (wire !== null && wire >= mark.connect) mark.response = Math.min(mark.response, wire);
     mark.end = Math.max(mark.response, arrivals.last || performance.now());
-    const wireEnd = received ? onWire?.last(received) ?? null : null;
+    const wireEnd = received ? (onWire?.last(received) ?? null) : null;
     if (wireEnd !== null && wireEnd >= mark.response) mark.end = Math.min(mark.end, wireEnd);
     const connected = mark.secureConnect ?? mark.connect;
     const requested = mark.sent >= connected && mark.sent <= mark.response ? mark.sent : connected;
@@ -297,7 +354,11 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
     const e = err as NodeJS.ErrnoException;
     const waited = Math.round(performance.now() - runStart);
     if (e.name === 'TimeoutError' || signal.aborted || Date.now() >= deadline) {
-      throw new HttpError(`Timed out after ${waited} ms while waiting for ${phase === 'dns' ? 'DNS' : phase} from ${target.host}`, phase, partial());
+      throw new HttpError(
+        `Timed out after ${waited} ms while waiting for ${phase === 'dns' ? 'DNS' : phase} from ${target.host}`,
+        phase,
+        partial(),
+      );
     }
     if (e.code === 'CERT_INVALID' || e.code === 'EPROXY') throw new HttpError(e.message, phase, partial());
     if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA') {
@@ -341,7 +402,13 @@ interface Exchanged {
  * arrives and its first `keep` bytes kept, without a stream or an iterator per response.
  * `started` is called when the response head has been parsed, `ended` when its body is in.
  */
-function exchange(client: InstanceType<typeof Client>, opts: Dispatcher.DispatchOptions, keep: number, started: () => void, ended: () => void): Promise<Exchanged> {
+function exchange(
+  client: InstanceType<typeof Client>,
+  opts: Dispatcher.DispatchOptions,
+  keep: number,
+  started: () => void,
+  ended: () => void,
+): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     let status = 0;
     let headers: Exchanged['headers'] = {};
@@ -428,6 +495,9 @@ export function exchangeFailure(err: unknown, request: unknown, startedAt: numbe
     responseTime: Math.max(0, Math.round(Date.now() - startedAt)),
     error: message,
     assertions: [],
-    detail: { apiCheckResult: { assertions: [], request, response: null, tls: e.partial.tls ?? null, requestError: message } } as Record<string, unknown>,
+    detail: { apiCheckResult: { assertions: [], request, response: null, tls: e.partial.tls ?? null, requestError: message } } as Record<
+      string,
+      unknown
+    >,
   };
 }

@@ -66,7 +66,8 @@ export class Pinger {
     this.#seq = (seq + 1) & 0xffff;
     const packet = Buffer.alloc(8 + 48);
     packet.writeUInt32BE(this.#tokenPrefix, 8);
-    packet.writeUInt32BE((this.#tokenCount = (this.#tokenCount + 1) >>> 0), 12);
+    this.#tokenCount = (this.#tokenCount + 1) >>> 0;
+    packet.writeUInt32BE(this.#tokenCount, 12);
     const token = packet.subarray(8, 16);
     packet[0] = ECHO_REQUEST[this.#family];
     packet.writeUInt16BE(this.#id, 4);

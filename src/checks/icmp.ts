@@ -73,7 +73,8 @@ async function exchange(pinger: Pinger, req: IcmpRequest, count: number, family:
       replies.push(pinger.echo(address, wait));
     }
   } catch (e) {
-    if (!replies.length) return { address, sent: 0, received: 0, latency: null, error: `sending to ${address} failed: ${(e as Error).message}` };
+    if (!replies.length)
+      return { address, sent: 0, received: 0, latency: null, error: `sending to ${address} failed: ${(e as Error).message}` };
   }
   const rtts = (await Promise.all(replies)).filter((r): r is number => r !== null);
   return { address, sent: replies.length, received: rtts.length, latency: summarize(rtts) };
@@ -85,10 +86,18 @@ async function exchangeWithPing(req: IcmpRequest, count: number, six: boolean, c
   const run = await new Promise<{ out: string; err: string; code: number | null; spawnError?: string }>((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn('ping', [six ? '-6' : '-4', '-n', '-c', String(count), '-i', '0.2', '-W', '1', '-w', String(seconds), req.hostname], { env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn('ping', [six ? '-6' : '-4', '-n', '-c', String(count), '-i', '0.2', '-W', '1', '-w', String(seconds), req.hostname], {
+        env: {},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (e) {
       // EPERM here: ping's file capability exceeds what the agent may hold (docker --cap-drop NET_RAW).
-      resolve({ out: '', err: (e as NodeJS.ErrnoException).code === 'EPERM' ? 'Operation not permitted' : '', code: null, spawnError: (e as NodeJS.ErrnoException).code === 'EPERM' ? undefined : (e as Error).message });
+      resolve({
+        out: '',
+        err: (e as NodeJS.ErrnoException).code === 'EPERM' ? 'Operation not permitted' : '',
+        code: null,
+        spawnError: (e as NodeJS.ErrnoException).code === 'EPERM' ? undefined : (e as Error).message,
+      });
       return;
     }
     let out = '';
@@ -97,7 +106,17 @@ async function exchangeWithPing(req: IcmpRequest, count: number, six: boolean, c
     child.stderr!.setEncoding('utf8').on('data', (d) => (err += d));
     const stop = () => child.kill('SIGINT'); // ping prints its summary on SIGINT
     ctx.signal.addEventListener('abort', stop, { once: true });
-    child.on('error', (e) => resolve({ out, err, code: null, spawnError: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'ICMP checks need the agent’s ICMP socket (root or CAP_NET_RAW) or the ping program (Debian: apt-get install iputils-ping)' : e.message }));
+    child.on('error', (e) =>
+      resolve({
+        out,
+        err,
+        code: null,
+        spawnError:
+          (e as NodeJS.ErrnoException).code === 'ENOENT'
+            ? 'ICMP checks need the agent’s ICMP socket (root or CAP_NET_RAW) or the ping program (Debian: apt-get install iputils-ping)'
+            : e.message,
+      }),
+    );
     child.on('close', (code) => {
       ctx.signal.removeEventListener('abort', stop);
       resolve({ out, err, code });
@@ -114,7 +133,8 @@ function explain(stderr: string, code: number | null, host: string): string {
   if (/Operation not permitted|socket: Permission denied|Lacking privilege/i.test(stderr)) {
     return 'ICMP is not permitted for this agent: run it as root, keep the ping binary’s cap_net_raw capability (Docker: --cap-add NET_RAW), or allow unprivileged ICMP with sysctl net.ipv4.ping_group_range';
   }
-  if (/unknown host|Name or service not known|Temporary failure in name resolution|No address associated/i.test(stderr)) return `DNS lookup of ${host} failed`;
+  if (/unknown host|Name or service not known|Temporary failure in name resolution|No address associated/i.test(stderr))
+    return `DNS lookup of ${host} failed`;
   const line = stderr.trim().split('\n').pop();
   return line ? line.replace(/^ping: /, '') : `ping exited with code ${code}`;
 }
@@ -128,13 +148,21 @@ export const runIcmp: CheckRunner = async (job, ctx) => {
   const s = pinger instanceof Error ? await exchangeWithPing(req, count, six, ctx) : await exchange(pinger, req, count, six ? 6 : 4, ctx);
   const elapsed = performance.now() - t0;
   const packetLoss = s.sent ? Math.round(((s.sent - s.received) / s.sent) * 10000) / 100 : 100;
-  const json = { hostname: req.hostname, ipFamily: six ? 'IPv6' : 'IPv4', address: s.address, packetsSent: s.sent, packetsReceived: s.received, packetLoss, latency: s.latency };
+  const json = {
+    hostname: req.hostname,
+    ipFamily: six ? 'IPv6' : 'IPv4',
+    address: s.address,
+    packetsSent: s.sent,
+    packetsReceived: s.received,
+    packetLoss,
+    latency: s.latency,
+  };
   let error: string | null = s.error ?? null;
   if (!error && s.received === 0) error = `no echo reply from ${req.hostname} (${s.sent} requests sent)`;
   const outcomes = error
     ? []
     : evaluateAssertions(req.assertions ?? [], (a): Actual => {
-        if (a.source === 'LATENCY') return s.latency ? (s.latency as Record<string, number>)[a.property || 'avg'] ?? null : null;
+        if (a.source === 'LATENCY') return s.latency ? ((s.latency as Record<string, number>)[a.property || 'avg'] ?? null) : null;
         if (a.source === 'JSON_RESPONSE') return jsonPath(json, a.property ?? '');
         return null;
       });

@@ -36,7 +36,10 @@ process.stdin.on('end', () => {
     vm.runInContext(input.script, context, { timeout: input.timeoutMs, filename: 'script.js' });
   } catch (err) {
     const e = err as Error & { code?: string };
-    error = e && e.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT' ? `the script ran longer than ${input.timeoutMs} ms` : `the script threw: ${e && e.message ? e.message : String(e)}`;
+    error =
+      e && e.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT'
+        ? `the script ran longer than ${input.timeoutMs} ms`
+        : `the script threw: ${e?.message ? e.message : String(e)}`;
   }
   const out = vm.runInContext('JSON.stringify({ request: globalThis.request, logs: globalThis.__logs })', context) as string;
   const parsed = JSON.parse(out) as { request: unknown; logs: string[] };

@@ -19,7 +19,11 @@ export interface ScriptOutcome {
   error: string | null;
 }
 
-export function runScript(script: string, input: { request: unknown; response: unknown; variables: Record<string, string> }, timeoutMs: number): Promise<ScriptOutcome> {
+export function runScript(
+  script: string,
+  input: { request: unknown; response: unknown; variables: Record<string, string> },
+  timeoutMs: number,
+): Promise<ScriptOutcome> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--disallow-code-generation-from-strings', `--max-old-space-size=${SCRIPT_MEMORY_MB}`, HOST], {
       env: {},
@@ -46,10 +50,16 @@ export function runScript(script: string, input: { request: unknown; response: u
       if (code === 0 && out) {
         try {
           return finish(JSON.parse(out) as ScriptOutcome);
-        } catch { /* fall through */ }
+        } catch {
+          /* fall through */
+        }
       }
       const oom = /heap out of memory|Allocation failed/i.test(err);
-      finish({ request: input.request, logs: [], error: oom ? `the script ran out of memory (limit ${SCRIPT_MEMORY_MB} MB)` : `the script host failed (${signal ?? `exit ${code}`})` });
+      finish({
+        request: input.request,
+        logs: [],
+        error: oom ? `the script ran out of memory (limit ${SCRIPT_MEMORY_MB} MB)` : `the script host failed (${signal ?? `exit ${code}`})`,
+      });
     });
     child.stdin.end(JSON.stringify({ script, ...input, timeoutMs }));
   });

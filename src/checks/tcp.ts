@@ -62,7 +62,13 @@ export const runTcp: CheckRunner = async (job, ctx) => {
     const e = err as NodeJS.ErrnoException;
     if (e.name === 'TimeoutError' || e.name === 'AbortError') {
       error = `Timed out after ${Math.round(performance.now() - t0)} ms while ${phase} ${req.hostname}:${req.port}`;
-    } else if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA' || e.code === 'ESERVFAIL' || e.code === 'ECONNREFUSED' && phase === 'resolving') {
+    } else if (
+      e.code === 'ENOTFOUND' ||
+      e.code === 'EAI_AGAIN' ||
+      e.code === 'ENODATA' ||
+      e.code === 'ESERVFAIL' ||
+      (e.code === 'ECONNREFUSED' && phase === 'resolving')
+    ) {
       error = `DNS lookup of ${req.hostname} failed (${e.code}) for IPv${family}`;
     } else {
       error = `${e.code ?? e.name}: ${e.message}`;
@@ -104,7 +110,16 @@ function round(t: Record<string, number>): Record<string, number> {
 }
 
 function withDeadline<T>(p: Promise<T>, deadline: number, signal: AbortSignal): Promise<T> {
-  return untilDeadline<T>(deadline, signal, () => {}, (settle) => p.then((v) => settle(null, v), (e) => settle(e)));
+  return untilDeadline<T>(
+    deadline,
+    signal,
+    () => {},
+    (settle) =>
+      p.then(
+        (v) => settle(null, v),
+        (e) => settle(e),
+      ),
+  );
 }
 
 function exchange(
@@ -120,24 +135,29 @@ function exchange(
   const socket = net.connect({ host, port, family });
   const chunks: string[] = [];
   let size = 0;
-  return untilDeadline<string>(deadline, signal, () => socket.destroy(), (settle) => {
-    const finish = (err: Error | null) => settle(err, chunks.join(''));
-    socket.setNoDelay(true);
-    socket.once('connect', () => {
-      onPhase('reading from', performance.now());
-      if (data !== null) socket.write(data);
-      else if (dataAssertions.length === 0) finish(null);
-    });
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= MAX_READ_BYTES || dataAssertions.length === 0) return finish(null);
-      const text = chunks.join('');
-      if (evaluateAssertions(dataAssertions, () => text).every((o) => o.passed)) finish(null);
-    });
-    socket.once('end', () => finish(null));
-    socket.once('close', () => finish(null));
-    socket.once('error', (err) => finish(err));
-  });
+  return untilDeadline<string>(
+    deadline,
+    signal,
+    () => socket.destroy(),
+    (settle) => {
+      const finish = (err: Error | null) => settle(err, chunks.join(''));
+      socket.setNoDelay(true);
+      socket.once('connect', () => {
+        onPhase('reading from', performance.now());
+        if (data !== null) socket.write(data);
+        else if (dataAssertions.length === 0) finish(null);
+      });
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= MAX_READ_BYTES || dataAssertions.length === 0) return finish(null);
+        const text = chunks.join('');
+        if (evaluateAssertions(dataAssertions, () => text).every((o) => o.passed)) finish(null);
+      });
+      socket.once('end', () => finish(null));
+      socket.once('close', () => finish(null));
+      socket.once('error', (err) => finish(err));
+    },
+  );
 }

@@ -41,11 +41,15 @@ function same(a: Actual, target: string): boolean {
 export function compare(comparison: string, actual: Actual, target: string): boolean {
   switch (comparison) {
     case 'HAS_KEY':
-      return actual !== null && typeof actual === 'object' && !Array.isArray(actual) && Object.prototype.hasOwnProperty.call(actual, target);
+      return actual !== null && typeof actual === 'object' && !Array.isArray(actual) && Object.hasOwn(actual, target);
     case 'NOT_HAS_KEY':
       return !compare('HAS_KEY', actual, target);
     case 'HAS_VALUE':
-      return Array.isArray(actual) ? actual.some((v) => same(v, target)) : actual !== null && typeof actual === 'object' ? Object.values(actual).some((v) => same(v, target)) : same(actual, target);
+      return Array.isArray(actual)
+        ? actual.some((v) => same(v, target))
+        : actual !== null && typeof actual === 'object'
+          ? Object.values(actual).some((v) => same(v, target))
+          : same(actual, target);
     case 'NOT_HAS_VALUE':
       return !compare('HAS_VALUE', actual, target);
     case 'IS_NULL':
@@ -53,7 +57,11 @@ export function compare(comparison: string, actual: Actual, target: string): boo
     case 'NOT_NULL':
       return actual !== null;
     case 'EQUALS':
-      return actual !== null && typeof actual === 'object' ? JSON.stringify(actual) === target : isNumeric(actual) && isNumeric(target) ? Number(actual) === Number(target) : String(actual ?? '') === target;
+      return actual !== null && typeof actual === 'object'
+        ? JSON.stringify(actual) === target
+        : isNumeric(actual) && isNumeric(target)
+          ? Number(actual) === Number(target)
+          : String(actual ?? '') === target;
     case 'NOT_EQUALS':
       return !compare('EQUALS', actual, target);
     case 'CONTAINS':
@@ -76,17 +84,14 @@ export function compare(comparison: string, actual: Actual, target: string): boo
 }
 
 /** Evaluates assertions against the values a runner collected, keyed by source. */
-export function evaluateAssertions(
-  assertions: readonly Assertion[],
-  valueOf: (a: Assertion) => Actual,
-): AssertionOutcome[] {
+export function evaluateAssertions(assertions: readonly Assertion[], actualOf: (a: Assertion) => Actual): AssertionOutcome[] {
   return assertions.map((a) => {
     const target = a.target === undefined ? '' : String(a.target);
     let actual: Actual = null;
     let passed = false;
     let error: string | undefined;
     try {
-      actual = extract(valueOf(a), a.regex);
+      actual = extract(actualOf(a), a.regex);
       passed = compare(a.comparison, actual, target);
     } catch (err) {
       actual = null;
@@ -94,7 +99,15 @@ export function evaluateAssertions(
       error = (err as Error).message;
     }
     // One literal (no spread of a common base): this runs for every assertion of every run.
-    const outcome: AssertionOutcome = { source: a.source, comparison: a.comparison, property: a.property ?? '', target, regex: a.regex ?? null, actual, passed };
+    const outcome: AssertionOutcome = {
+      source: a.source,
+      comparison: a.comparison,
+      property: a.property ?? '',
+      target,
+      regex: a.regex ?? null,
+      actual,
+      passed,
+    };
     if (error !== undefined) outcome.error = error;
     return outcome;
   });
@@ -103,5 +116,5 @@ export function evaluateAssertions(
 /** One sentence per failed assertion, for the result's error message. */
 export function describeFailure(o: AssertionOutcome): string {
   const shown = o.actual === null ? 'nothing' : JSON.stringify(o.actual);
-  return `assertion failed: ${o.source} ${o.comparison}${o.target !== '' ? ' ' + JSON.stringify(o.target) : ''} (got ${shown})`;
+  return `assertion failed: ${o.source} ${o.comparison}${o.target !== '' ? ` ${JSON.stringify(o.target)}` : ''} (got ${shown})`;
 }

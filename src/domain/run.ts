@@ -92,11 +92,15 @@ export interface RunResult {
  * The verdict on a probe: response-time limits first, then shouldFail inverts failure.
  * A probe that could not run at all (hasErrors) is never turned into a pass.
  */
-export function judge(check: JobCheck, probe: ProbeOutcome): Pick<RunResult, 'hasFailures' | 'isDegraded' | 'overMaxResponseTime' | 'error'> {
+export function judge(
+  check: JobCheck,
+  probe: ProbeOutcome,
+): Pick<RunResult, 'hasFailures' | 'isDegraded' | 'overMaxResponseTime' | 'error'> {
   const over = check.maxResponseTime !== null && probe.responseTime >= check.maxResponseTime;
   const degraded = !over && check.degradedResponseTime !== null && probe.responseTime >= check.degradedResponseTime;
   let failed = probe.error !== null || over;
-  let error = probe.error ?? (over ? `response time ${Math.round(probe.responseTime)} ms reached maxResponseTime ${check.maxResponseTime} ms` : null);
+  let error =
+    probe.error ?? (over ? `response time ${Math.round(probe.responseTime)} ms reached maxResponseTime ${check.maxResponseTime} ms` : null);
   if (check.shouldFail) {
     failed = !failed;
     error = failed ? 'the check was expected to fail (shouldFail) but passed' : null;

@@ -32,7 +32,8 @@ export function runtimeViolation(
   const r = records.find((x) => x.name === runtimeId);
   if (!r) return `runtimeId ${JSON.stringify(runtimeId)} names no runtime (GET /v1/runtimes lists them)`;
   // A stored check keeps a runtime that was removed after it was saved, until it is changed.
-  if (r.stage === 'REMOVED' && (opts.isNew || opts.changed)) return `runtime ${runtimeId} has been removed: pick another (GET /v1/runtimes)`;
+  if (r.stage === 'REMOVED' && (opts.isNew || opts.changed))
+    return `runtime ${runtimeId} has been removed: pick another (GET /v1/runtimes)`;
   if (opts.checkType === 'MULTI_STEP' && !r.multiStepSupport) return `runtime ${runtimeId} does not support multi-step checks`;
   return null;
 }

@@ -37,9 +37,7 @@ export function offsetProblem(frequency: number, offset: number | null | undefin
   if (offset === null || offset === undefined) return null;
   if (!Number.isInteger(offset) || offset < 1) return 'frequencyOffset must be an integer of at least 1';
   if (frequency === 0) {
-    return (SUB_MINUTE_OFFSETS as readonly number[]).includes(offset)
-      ? null
-      : 'frequencyOffset must be 10, 20 or 30 when frequency is 0';
+    return (SUB_MINUTE_OFFSETS as readonly number[]).includes(offset) ? null : 'frequencyOffset must be 10, 20 or 30 when frequency is 0';
   }
   const max = maxOffset(frequency)!;
   if (offset > max) {

@@ -58,5 +58,7 @@ export function isInstalled(id: string, dir = DEFAULT_RUNTIMES_DIR): boolean {
 }
 
 export function installedRuntimes(dir = DEFAULT_RUNTIMES_DIR): string[] {
-  return loadRuntimes(dir).map((r) => r.name).filter((id) => isInstalled(id, dir));
+  return loadRuntimes(dir)
+    .map((r) => r.name)
+    .filter((id) => isInstalled(id, dir));
 }

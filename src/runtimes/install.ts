@@ -15,9 +15,15 @@ const RECORD = '.outpost-installed.json';
 
 export function installRuntime(id: string, only: string[], dir = DEFAULT_RUNTIMES_DIR, log: (s: string) => void = console.log): string[] {
   const record = loadRuntimes(dir).find((r) => r.name === id);
-  if (!record) throw new Error(`no runtime ${id} (there are: ${loadRuntimes(dir).map((r) => r.name).join(', ')})`);
+  if (!record)
+    throw new Error(
+      `no runtime ${id} (there are: ${loadRuntimes(dir)
+        .map((r) => r.name)
+        .join(', ')})`,
+    );
   const root = runtimeDir(id, dir);
-  const declared = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+  const declared = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+    .dependencies;
   const unknown = only.filter((p) => !(p in declared));
   if (unknown.length) throw new Error(`runtime ${id} has no dependency ${unknown.join(', ')}`);
   const modules = path.join(root, 'node_modules');
@@ -26,9 +32,15 @@ export function installRuntime(id: string, only: string[], dir = DEFAULT_RUNTIME
   const stage = fs.mkdtempSync(path.join(root, '.install-'));
   try {
     const dependencies = Object.fromEntries(names.map((n) => [n, declared[n]]));
-    fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify({ name: `outpost-runtime-install`, private: true, dependencies }, null, 2));
+    fs.writeFileSync(
+      path.join(stage, 'package.json'),
+      JSON.stringify({ name: `outpost-runtime-install`, private: true, dependencies }, null, 2),
+    );
     log(`runtime ${id}: installing ${names.length} package(s) without install scripts`);
-    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--omit=dev', '--loglevel=error'], { cwd: stage, stdio: 'inherit' });
+    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--omit=dev', '--loglevel=error'], {
+      cwd: stage,
+      stdio: 'inherit',
+    });
     fs.writeFileSync(path.join(stage, 'node_modules', RECORD), JSON.stringify(names));
     fs.rmSync(modules, { recursive: true, force: true });
     fs.renameSync(path.join(stage, 'node_modules'), modules);

@@ -1,5 +1,5 @@
 import { int, str, oneOf, url, ConfigError } from '../config.js';
-import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log.js';
 import path from 'node:path';
 import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
 import { DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
@@ -13,6 +13,7 @@ export interface ServiceConfig {
   apiKey?: string;
   accountId?: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   /** How long an agent holds a job before it is handed to another agent. */
   leaseSeconds: number;
   /** Longest a job long-poll waits before answering empty. */
@@ -32,9 +33,11 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
   const host = str(env, 'HOST', '127.0.0.1');
   const port = int(env, 'PORT', 3000, 0, 65535);
   const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   const accountId = env.OUTPOST_ACCOUNT_ID || undefined;
-  if (accountId && !/^[A-Za-z0-9-]{1,64}$/.test(accountId)) throw new ConfigError('OUTPOST_ACCOUNT_ID must be 1 to 64 letters, digits or dashes');
+  if (accountId && !/^[A-Za-z0-9-]{1,64}$/.test(accountId))
+    throw new ConfigError('OUTPOST_ACCOUNT_ID must be 1 to 64 letters, digits or dashes');
   const apiKey = env.OUTPOST_API_KEY || undefined;
   if (apiKey && apiKey.length < 16) throw new ConfigError('OUTPOST_API_KEY must be at least 16 characters');
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
@@ -47,6 +50,7 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
     apiKey,
     accountId,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'INFO'),
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
     leaseSeconds: int(env, 'OUTPOST_LEASE_SECONDS', 300, 1, 3600),
     pollSeconds: int(env, 'OUTPOST_POLL_SECONDS', 25, 1, 120),
     bodyLimitBytes: int(env, 'OUTPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 150 * 1024 * 1024),

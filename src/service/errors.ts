@@ -16,5 +16,4 @@ export function errorBody(statusCode: number, message: string, attributes: Recor
 }
 
 export const notFound = (what: string, id: string | number) => new ApiError(404, `${what} ${id} not found`, { id: String(id) });
-export const badRequest = (field: string, message: string, rule = 'invalid') =>
-  new ApiError(400, `${field}: ${message}`, { field, rule });
+export const badRequest = (field: string, message: string, rule = 'invalid') => new ApiError(400, `${field}: ${message}`, { field, rule });

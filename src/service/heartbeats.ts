@@ -33,7 +33,11 @@ interface Watched {
 export class HeartbeatMonitor {
   private watched = new Map<string, Watched>();
 
-  constructor(private db: Db, private log: Logger, private metrics: ServiceMetrics) {}
+  constructor(
+    private db: Db,
+    private log: Logger,
+    private metrics: ServiceMetrics,
+  ) {}
 
   async start(): Promise<void> {
     const rows = await this.db.query<CheckRow & { since: number }>(
@@ -74,10 +78,9 @@ export class HeartbeatMonitor {
 
   /** A ping: a passing result, and the deadline starts again. False when the token is unknown. */
   async ping(token: string, how: { method: string; source: string | undefined }): Promise<boolean> {
-    const [hit] = await this.db.query<CheckRow>(
-      `SELECT c.* FROM heartbeats h JOIN checks c ON c.id = h.check_id WHERE h.ping_token = $1`,
-      [token],
-    );
+    const [hit] = await this.db.query<CheckRow>(`SELECT c.* FROM heartbeats h JOIN checks c ON c.id = h.check_id WHERE h.ping_token = $1`, [
+      token,
+    ]);
     if (!hit) return false;
     const now = Date.now();
     await this.record(hit, now, null, { method: how.method, source: how.source ?? null });
@@ -97,7 +100,10 @@ export class HeartbeatMonitor {
     this.watched.set(row.id, w);
     // Timers past ~24.8 days overflow: wake up daily and look again.
     const wait = Math.min(Math.max(0, deadline - Date.now()), 86_400_000);
-    w.timer = setTimeout(() => void this.check(row.id, deadline).catch((err) => this.log.error({ err, checkId: row.id }, 'heartbeat check failed')), wait);
+    w.timer = setTimeout(
+      () => void this.check(row.id, deadline).catch((err) => this.log.error({ err, checkId: row.id }, 'heartbeat check failed')),
+      wait,
+    );
     w.timer.unref();
   }
 
@@ -115,29 +121,44 @@ export class HeartbeatMonitor {
     if (this.watched.get(checkId) === w) this.watch(w.row, nextSince);
   }
 
-  private async record(row: CheckRow, at: number, error: string | null, ping: { method: string; source: string | null } | null): Promise<void> {
+  private async record(
+    row: CheckRow,
+    at: number,
+    error: string | null,
+    ping: { method: string; source: string | null } | null,
+  ): Promise<void> {
     const kind = ping ? 'ping' : 'miss';
     await storeResults(
       this.db,
-      [{
-        accountId: row.account_id,
-        job: { id: `${row.id}:${at}:${kind}`, checkId: row.id, checkType: 'HEARTBEAT', location: HEARTBEAT_LOCATION, dueAt: at, timeoutMs: 0, check: { name: row.config.name, request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false } },
-        result: {
-          jobId: `${row.id}:${at}:${kind}:${randomUUID()}`,
-          checkId: row.id,
-          location: HEARTBEAT_LOCATION,
-          dueAt: at,
-          startedAt: at,
-          stoppedAt: at,
-          responseTime: 0,
-          hasFailures: error !== null,
-          hasErrors: false,
-          isDegraded: false,
-          overMaxResponseTime: false,
-          error,
-          detail: { heartbeatCheckResult: { event: kind, ...(ping ? { method: ping.method, source: ping.source } : {}), error } },
+      [
+        {
+          accountId: row.account_id,
+          job: {
+            id: `${row.id}:${at}:${kind}`,
+            checkId: row.id,
+            checkType: 'HEARTBEAT',
+            location: HEARTBEAT_LOCATION,
+            dueAt: at,
+            timeoutMs: 0,
+            check: { name: row.config.name, request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false },
+          },
+          result: {
+            jobId: `${row.id}:${at}:${kind}:${randomUUID()}`,
+            checkId: row.id,
+            location: HEARTBEAT_LOCATION,
+            dueAt: at,
+            startedAt: at,
+            stoppedAt: at,
+            responseTime: 0,
+            hasFailures: error !== null,
+            hasErrors: false,
+            isDegraded: false,
+            overMaxResponseTime: false,
+            error,
+            detail: { heartbeatCheckResult: { event: kind, ...(ping ? { method: ping.method, source: ping.source } : {}), error } },
+          },
         },
-      }],
+      ],
       [],
     );
     this.metrics.resultsStored.inc();

@@ -62,7 +62,16 @@ export class JobQueue {
 
   async load(): Promise<void> {
     // Jobs are stored lean; what an agent needs is rebuilt from the check as it is now.
-    const rows = await this.db.query<CheckRow & { job_id: string; location: string; due_at: number; queue_key: string; leased_by: string | null; lease_expires_at: number | null }>(
+    const rows = await this.db.query<
+      CheckRow & {
+        job_id: string;
+        location: string;
+        due_at: number;
+        queue_key: string;
+        leased_by: string | null;
+        lease_expires_at: number | null;
+      }
+    >(
       `SELECT c.*, j.id AS job_id, j.location, j.due_at, j.queue_key, j.leased_by, j.lease_expires_at
        FROM jobs j JOIN checks c ON c.id = j.check_id ORDER BY j.due_at`,
     );
@@ -136,7 +145,9 @@ export class JobQueue {
   /** On-demand runs: written first, then handed out ahead of scheduled ones. */
   async addUrgent(jobs: QueuedJob[]): Promise<void> {
     const r = JobQueue.rows(jobs);
-    await this.after(() => this.db.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys, r.leasedBy, r.leaseUntil]));
+    await this.after(() =>
+      this.db.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys, r.leasedBy, r.leaseUntil]),
+    );
     for (const q of jobs) {
       q.written = true;
       this.byId.set(q.job.id, q);
@@ -195,7 +206,10 @@ export class JobQueue {
       signal.addEventListener('abort', onAbort, { once: true });
       for (const key of lessee.queueKeys) {
         let set = this.waiters.get(key);
-        if (!set) this.waiters.set(key, (set = new Set()));
+        if (!set) {
+          set = new Set();
+          this.waiters.set(key, set);
+        }
         set.add(waiter);
       }
     });
@@ -233,7 +247,11 @@ export class JobQueue {
       back.push(q);
     }
     if (!back.length) return;
-    this.persistLease(back.map((q) => q.job.id), null, 0);
+    this.persistLease(
+      back.map((q) => q.job.id),
+      null,
+      0,
+    );
     for (const key of new Set(back.map((q) => q.queueKey))) this.wake(key);
     this.metrics.pendingJobs.set(this.pendingCount());
   }
@@ -286,7 +304,11 @@ export class JobQueue {
     try {
       await this.after(async () => {
         const written = fresh.filter(({ q }) => q.written).map(({ r }) => r.jobId);
-        await storeResults(this.db, fresh.map(({ r, q }) => ({ result: r, accountId: q.accountId, job: q.job })), written);
+        await storeResults(
+          this.db,
+          fresh.map(({ r, q }) => ({ result: r, accountId: q.accountId, job: q.job })),
+          written,
+        );
       });
     } catch (err) {
       // Not stored: the agents keep these results and send them again.
@@ -303,7 +325,8 @@ export class JobQueue {
     }
     this.metrics.resultsStored.inc(fresh.length);
     for (const w of waiters) w.resolve();
-    if (fresh.some(({ q }) => q.job.sessionId)) await this.onStored(fresh).catch((err) => this.log.error({ err }, 'could not update check sessions'));
+    if (fresh.some(({ q }) => q.job.sessionId))
+      await this.onStored(fresh).catch((err) => this.log.error({ err }, 'could not update check sessions'));
   }
 
   /**
@@ -332,7 +355,10 @@ export class JobQueue {
 
   private queue(key: string): Deque<QueuedJob> {
     let dq = this.pending.get(key);
-    if (!dq) this.pending.set(key, (dq = new Deque()));
+    if (!dq) {
+      dq = new Deque();
+      this.pending.set(key, dq);
+    }
     return dq;
   }
 
@@ -359,7 +385,11 @@ export class JobQueue {
       }
     }
     if (out.length) {
-      this.persistLease(out.map((j) => j.id), lessee.agentId, until);
+      this.persistLease(
+        out.map((j) => j.id),
+        lessee.agentId,
+        until,
+      );
       this.metrics.pendingJobs.set(this.pendingCount());
     }
     return out;
@@ -402,14 +432,21 @@ export class JobQueue {
     const expired: QueuedJob[] = [];
     for (const q of this.byId.values()) if (q.leasedBy && q.leaseExpiresAt < now) expired.push(q);
     for (const q of expired) {
-      this.log.warn({ jobId: q.job.id, agentId: q.leasedBy, checkId: q.job.checkId }, 'lease expired: agent went silent, dispatching the job again');
+      this.log.warn(
+        { jobId: q.job.id, agentId: q.leasedBy, checkId: q.job.checkId },
+        'lease expired: agent went silent, dispatching the job again',
+      );
       q.leasedBy = null;
       q.queuedAt = now;
       this.queue(q.queueKey).unshift(q);
       this.metrics.jobsRedispatched.inc();
     }
     if (expired.length) {
-      this.persistLease(expired.map((q) => q.job.id), null, 0);
+      this.persistLease(
+        expired.map((q) => q.job.id),
+        null,
+        0,
+      );
       for (const key of new Set(expired.map((q) => q.queueKey))) this.wake(key);
     }
 
@@ -424,15 +461,26 @@ export class JobQueue {
         q.done = true;
       }
       this.metrics.runsDropped.inc({ reason: 'unclaimed' }, dropped.length);
-      this.log.warn({ count: dropped.length, locations: [...new Set(dropped.map((q) => q.job.location))] }, `runs dropped: no agent picked them up within ${this.unclaimedTtlMs / 1000} s`);
-      await this.after(() => this.db.tx(async (tx) => {
-        await tx.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [dropped.map((q) => q.job.id)]);
-        await tx.query(
-          `INSERT INTO dropped_runs (id, check_id, location, due_at, reason)
+      this.log.warn(
+        { count: dropped.length, locations: [...new Set(dropped.map((q) => q.job.location))] },
+        `runs dropped: no agent picked them up within ${this.unclaimedTtlMs / 1000} s`,
+      );
+      await this.after(() =>
+        this.db.tx(async (tx) => {
+          await tx.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [dropped.map((q) => q.job.id)]);
+          await tx.query(
+            `INSERT INTO dropped_runs (id, check_id, location, due_at, reason)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
-          [dropped.map((q) => q.job.id), dropped.map((q) => q.job.checkId), dropped.map((q) => q.job.location), dropped.map((q) => q.job.dueAt), dropped.map(() => 'unclaimed')],
-        );
-      }));
+            [
+              dropped.map((q) => q.job.id),
+              dropped.map((q) => q.job.checkId),
+              dropped.map((q) => q.job.location),
+              dropped.map((q) => q.job.dueAt),
+              dropped.map(() => 'unclaimed'),
+            ],
+          );
+        }),
+      );
       if (dropped.some((q) => q.job.sessionId)) await this.onDropped(dropped);
     }
     if (expired.length || dropped.length) this.metrics.pendingJobs.set(this.pendingCount());

@@ -6,8 +6,17 @@ export function serviceMetrics() {
   return {
     registry,
     runsScheduled: new client.Counter({ name: 'outpost_runs_scheduled_total', help: 'Due runs turned into jobs', registers: [registry] }),
-    runsDropped: new client.Counter({ name: 'outpost_runs_dropped_total', help: 'Due runs dropped because no agent picked them up in time, or missed while the service was down', labelNames: ['reason'], registers: [registry] }),
-    jobsRedispatched: new client.Counter({ name: 'outpost_jobs_redispatched_total', help: 'Leased jobs handed out again after their lease expired', registers: [registry] }),
+    runsDropped: new client.Counter({
+      name: 'outpost_runs_dropped_total',
+      help: 'Due runs dropped because no agent picked them up in time, or missed while the service was down',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    jobsRedispatched: new client.Counter({
+      name: 'outpost_jobs_redispatched_total',
+      help: 'Leased jobs handed out again after their lease expired',
+      registers: [registry],
+    }),
     resultsStored: new client.Counter({ name: 'outpost_results_stored_total', help: 'Check results stored', registers: [registry] }),
     dispatchLatency: new client.Histogram({
       name: 'outpost_dispatch_latency_seconds',

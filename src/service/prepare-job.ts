@@ -14,6 +14,11 @@ export function jobPreparer(variables: VariablesCache, snippets: SnippetsCache) 
     const vars = [...variables.of(accountId), ...(c.environmentVariables ?? [])];
     const setupScript = join(snippets.script(accountId, c.setupSnippetId), c.localSetupScript);
     const tearDownScript = join(snippets.script(accountId, c.tearDownSnippetId), c.localTearDownScript);
-    return { ...job, ...(vars.length ? { variables: vars } : {}), ...(setupScript ? { setupScript } : {}), ...(tearDownScript ? { tearDownScript } : {}) };
+    return {
+      ...job,
+      ...(vars.length ? { variables: vars } : {}),
+      ...(setupScript ? { setupScript } : {}),
+      ...(tearDownScript ? { tearDownScript } : {}),
+    };
   };
 }

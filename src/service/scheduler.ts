@@ -112,7 +112,9 @@ export class Scheduler {
 
   private async slugMap(accountId?: string): Promise<Map<string, string>> {
     const rows = await this.db.query<{ id: string; account_id: string; slug_name: string }>(
-      accountId ? 'SELECT id, account_id, slug_name FROM private_locations WHERE account_id = $1' : 'SELECT id, account_id, slug_name FROM private_locations',
+      accountId
+        ? 'SELECT id, account_id, slug_name FROM private_locations WHERE account_id = $1'
+        : 'SELECT id, account_id, slug_name FROM private_locations',
       accountId ? [accountId] : [],
     );
     return new Map(rows.map((r) => [`${r.account_id}/${r.slug_name}`, r.id]));
@@ -125,7 +127,11 @@ export class Scheduler {
     const targets: Target[] = [];
     // Jobs only the full agent can run wait in their own queue, which uptime agents never read.
     // Runs under a runtime wait in that runtime's queue, read by agents that carry it.
-    const lane = UPTIME_CHECK_TYPES.has(row.check_type) ? '' : RUNTIME_CHECK_TYPES.has(row.check_type) ? runtimeLane(runtimeOf(row)!) : FULL_LANE;
+    const lane = UPTIME_CHECK_TYPES.has(row.check_type)
+      ? ''
+      : RUNTIME_CHECK_TYPES.has(row.check_type)
+        ? runtimeLane(runtimeOf(row)!)
+        : FULL_LANE;
     for (const loc of cfg.locations ?? []) targets.push({ queueKey: `dc:${loc}${lane}`, location: loc });
     for (const slug of cfg.privateLocations ?? []) {
       const id = slugs.get(`${row.account_id}/${slug}`);
@@ -145,14 +151,18 @@ export class Scheduler {
     if (at === undefined || at >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      if (!this.firing) this.firing = this.fire().finally(() => {
-        this.firing = null;
-        this.arm();
-      });
-    }, Math.max(0, at - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        if (!this.firing)
+          this.firing = this.fire().finally(() => {
+            this.firing = null;
+            this.arm();
+          });
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 
   private async fire(): Promise<void> {
@@ -168,10 +178,23 @@ export class Scheduler {
 
     const queued: QueuedJob[] = [];
     for (const { s, at } of due) {
-      const where = locationsForRun(at, s.period, s.phase, s.targets.map((t) => t.location), !!s.row.config.runParallel);
+      const where = locationsForRun(
+        at,
+        s.period,
+        s.phase,
+        s.targets.map((t) => t.location),
+        !!s.row.config.runParallel,
+      );
       for (const t of s.targets) {
         if (!where.includes(t.location)) continue;
-        queued.push({ job: jobFor(s.row, at, t.location), accountId: s.row.account_id, queueKey: t.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
+        queued.push({
+          job: jobFor(s.row, at, t.location),
+          accountId: s.row.account_id,
+          queueKey: t.queueKey,
+          queuedAt: now,
+          leasedBy: null,
+          leaseExpiresAt: 0,
+        });
       }
       s.nextDue = nextDue(Math.max(at, now), s.period, s.phase);
     }
@@ -205,7 +228,18 @@ export class Scheduler {
            INSERT INTO check_schedule (check_id, next_due_at)
            SELECT t.id, t.next FROM unnest($9::text[], $10::float8[]) AS t(id, next) JOIN checks c ON c.id = t.id
            ON CONFLICT (check_id) DO UPDATE SET next_due_at = EXCLUDED.next_due_at`,
-          [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys, r.leasedBy, r.leaseUntil, due.map(([id]) => id), due.map(([, next]) => next)],
+          [
+            r.ids,
+            r.accounts,
+            r.checks,
+            r.locations,
+            r.dues,
+            r.queueKeys,
+            r.leasedBy,
+            r.leaseUntil,
+            due.map(([id]) => id),
+            due.map(([, next]) => next),
+          ],
         ),
       )
       .then(() => {

@@ -1,6 +1,6 @@
 // Fastify wiring: validation compilers, the spec's error body, authentication, route plugins.
 
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, errorBody } from './errors.js';
@@ -46,15 +46,14 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 function compilers() {
   const body = addFormats(new Ajv({ useDefaults: true, coerceTypes: false, allErrors: false, strict: false }));
   const text = addFormats(new Ajv({ useDefaults: true, coerceTypes: 'array', allErrors: false, strict: false }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? body : text).compile(schema);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
 }
 
 function describeValidation(errors: ErrorObject[], context: string): { message: string; attributes: Record<string, unknown> } {
   const e = errors[0];
   let path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   if (e.keyword === 'required') path = path ? `${path}.${e.params.missingProperty}` : String(e.params.missingProperty);
-  const field = context === 'body' ? path || 'body' : `${context}${path ? '.' + path : ''}`;
+  const field = context === 'body' ? path || 'body' : `${context}${path ? `.${path}` : ''}`;
   let rule = e.message ?? 'is invalid';
   if (e.keyword === 'required') rule = 'is required';
   if (e.keyword === 'additionalProperties') rule = `has an unknown property ${JSON.stringify(e.params.additionalProperty)}`;
@@ -68,7 +67,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: deps.config.bodyLimitBytes, return503OnClosing: true });
   app.setValidatorCompiler(compilers());
 
-  app.setErrorHandler((err: any, req, reply) => {
+  app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(errorBody(err.statusCode, err.message, err.attributes));
     if (err.validation) {
       const { message, attributes } = describeValidation(err.validation, err.validationContext ?? 'body');
@@ -76,7 +75,12 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) deps.log.error({ err, url: req.url.split('?')[0], method: req.method }, 'request failed');
-    const message = status === 500 ? 'Internal Server Error' : status === 413 ? `Request body is larger than ${deps.config.bodyLimitBytes} bytes` : err.message;
+    const message =
+      status === 500
+        ? 'Internal Server Error'
+        : status === 413
+          ? `Request body is larger than ${deps.config.bodyLimitBytes} bytes`
+          : err.message;
     return reply.code(status).send(errorBody(status, message, err.code ? { code: err.code } : {}));
   });
   app.setNotFoundHandler((req, reply) => {
@@ -99,11 +103,35 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     }
     if (!hit.accountId) throw new ApiError(401, 'Invalid API key');
     const claimed = req.headers['x-service-account'] ?? req.headers['x-checkly-account'];
-    if (claimed !== undefined && claimed !== hit.accountId) throw new ApiError(401, 'The API key does not belong to the account named in the account header');
+    if (claimed !== undefined && claimed !== hit.accountId)
+      throw new ApiError(401, 'The API key does not belong to the account named in the account header');
     req.accountId = hit.accountId;
   });
 
-  for (const plugin of [accounts, locations, privateLocations, checks, checksTcp, checksUrl, checksDns, checksApi, checksIcmp, checksHeartbeat, checkResults, checkStatuses, variables, checkSessions, snippets, runtimes, checksBrowser, checksMultiStep, checksPlaywright, artifacts, agentProtocol, metrics]) {
+  for (const plugin of [
+    accounts,
+    locations,
+    privateLocations,
+    checks,
+    checksTcp,
+    checksUrl,
+    checksDns,
+    checksApi,
+    checksIcmp,
+    checksHeartbeat,
+    checkResults,
+    checkStatuses,
+    variables,
+    checkSessions,
+    snippets,
+    runtimes,
+    checksBrowser,
+    checksMultiStep,
+    checksPlaywright,
+    artifacts,
+    agentProtocol,
+    metrics,
+  ]) {
     await app.register(plugin, deps);
   }
   return app;

@@ -47,7 +47,18 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const heartbeats = new HeartbeatMonitor(db, log, metrics);
   const sessions = new Sessions(db, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
   const deps: Deps = {
-    db, log, config, jobs, scheduler, agents, metrics, heartbeats, variables, snippets, sessions, internalAgentToken,
+    db,
+    log,
+    config,
+    jobs,
+    scheduler,
+    agents,
+    metrics,
+    heartbeats,
+    variables,
+    snippets,
+    sessions,
+    internalAgentToken,
     runtimes: loadRuntimes(config.runtimesDir),
     artifacts: new DiskArtifactStore(config.artifactsDir),
     baseUrl: () => baseUrl,

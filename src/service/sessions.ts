@@ -73,7 +73,17 @@ export class Sessions {
       const [s] = await this.db.query<SessionRow>(
         `INSERT INTO check_sessions (id, account_id, check_id, check_type, name, status, run_source, run_locations, started_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9 / 1000.0)) RETURNING *`,
-        [id, row.account_id, row.id, row.check_type, row.config.name, 'STARTED', runSource, JSON.stringify(targets.map((t) => t.location)), now],
+        [
+          id,
+          row.account_id,
+          row.id,
+          row.check_type,
+          row.config.name,
+          'STARTED',
+          runSource,
+          JSON.stringify(targets.map((t) => t.location)),
+          now,
+        ],
       );
       // A check with nowhere to run fails at once rather than waiting to time out.
       sessions.push(targets.length ? s : await this.finish(id, 'FAILED'));
@@ -158,7 +168,10 @@ export class Sessions {
     for (const id of new Set(batch.map(({ q }) => q.job.sessionId).filter((x): x is string => !!x))) {
       const [s] = await this.db.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1', [id]);
       if (!s || FINAL.has(s.status)) continue;
-      const results = await this.db.query<{ has_failures: boolean; is_degraded: boolean | null }>('SELECT has_failures, is_degraded FROM check_results WHERE session_id = $1', [id]);
+      const results = await this.db.query<{ has_failures: boolean; is_degraded: boolean | null }>(
+        'SELECT has_failures, is_degraded FROM check_results WHERE session_id = $1',
+        [id],
+      );
       if (results.length >= s.run_locations.length) {
         await this.finish(id, sessionStatus(results.map((r) => ({ hasFailures: r.has_failures, isDegraded: r.is_degraded }))));
       } else if (s.status === 'STARTED') {

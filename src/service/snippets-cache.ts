@@ -7,7 +7,8 @@ export class SnippetsCache {
   private byId = new Map<number, { accountId: string; script: string }>();
 
   async load(db: Queryable): Promise<void> {
-    for (const r of await db.query<{ id: number; account_id: string; script: string }>('SELECT id, account_id, script FROM snippets')) this.set(r.id, r.account_id, r.script);
+    for (const r of await db.query<{ id: number; account_id: string; script: string }>('SELECT id, account_id, script FROM snippets'))
+      this.set(r.id, r.account_id, r.script);
   }
 
   set(id: number, accountId: string, script: string): void {

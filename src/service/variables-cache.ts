@@ -10,7 +10,9 @@ export class VariablesCache {
   constructor(private db: Queryable) {}
 
   async load(): Promise<void> {
-    const rows = await this.db.query<{ account_id: string; key: string; value: string; secret: boolean }>('SELECT account_id, key, value, secret FROM variables ORDER BY key');
+    const rows = await this.db.query<{ account_id: string; key: string; value: string; secret: boolean }>(
+      'SELECT account_id, key, value, secret FROM variables ORDER BY key',
+    );
     this.byAccount.clear();
     for (const r of rows) {
       const list = this.byAccount.get(r.account_id) ?? [];
@@ -20,8 +22,14 @@ export class VariablesCache {
   }
 
   async refresh(accountId: string): Promise<void> {
-    const rows = await this.db.query<{ key: string; value: string; secret: boolean }>('SELECT key, value, secret FROM variables WHERE account_id = $1 ORDER BY key', [accountId]);
-    this.byAccount.set(accountId, rows.map((r) => ({ key: r.key, value: r.value, secret: r.secret })));
+    const rows = await this.db.query<{ key: string; value: string; secret: boolean }>(
+      'SELECT key, value, secret FROM variables WHERE account_id = $1 ORDER BY key',
+      [accountId],
+    );
+    this.byAccount.set(
+      accountId,
+      rows.map((r) => ({ key: r.key, value: r.value, secret: r.secret })),
+    );
   }
 
   of(accountId: string): Variable[] {

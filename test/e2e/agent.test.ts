@@ -27,13 +27,21 @@ async function target(opts: Parameters<typeof tcpServer>[0]): Promise<TcpTarget>
 }
 
 async function createCheck(svc: Service, slug: string, request: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const res = await svc.api('POST', '/v1/checks/tcp', { name: 'tcp e2e', frequency: 0, frequencyOffset: 10, privateLocations: [slug], request, ...extra });
+  const res = await svc.api('POST', '/v1/checks/tcp', {
+    name: 'tcp e2e',
+    frequency: 0,
+    frequencyOffset: 10,
+    privateLocations: [slug],
+    request,
+    ...extra,
+  });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
 
 const results = async (svc: Service, checkId: string) => (await svc.api('GET', `/v1/check-results/${checkId}?limit=100`)).body as any[];
-const firstResult = (svc: Service, checkId: string, timeoutMs = 30_000) => eventually(async () => (await results(svc, checkId))[0], timeoutMs);
+const firstResult = (svc: Service, checkId: string, timeoutMs = 30_000) =>
+  eventually(async () => (await results(svc, checkId))[0], timeoutMs);
 const readiness = async (agent: AgentProc) => (await fetch(`${agent.healthUrl}/-/readiness`)).status;
 
 describe('agent and service, end to end', () => {
@@ -41,12 +49,26 @@ describe('agent and service, end to end', () => {
     const { svc, pl, agent } = await setup();
     const echo = await target({ reply: (d) => (d === 'PING\n' ? 'PONG\n' : 'WHAT\n') });
     const checkId = await createCheck(svc, pl.slugName, {
-      hostname: '127.0.0.1', port: echo.port, data: 'PING\n',
-      assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG' }, { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '1000' }],
+      hostname: '127.0.0.1',
+      port: echo.port,
+      data: 'PING\n',
+      assertions: [
+        { source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG' },
+        { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '1000' },
+      ],
     });
     await eventually(async () => (await readiness(agent)) === 200);
     const r = await firstResult(svc, checkId);
-    expect(r).toMatchObject({ checkId, name: 'tcp e2e', hasFailures: false, hasErrors: false, isDegraded: false, runLocation: pl.slugName, resultType: 'FINAL', attempts: 0 });
+    expect(r).toMatchObject({
+      checkId,
+      name: 'tcp e2e',
+      hasFailures: false,
+      hasErrors: false,
+      isDegraded: false,
+      runLocation: pl.slugName,
+      resultType: 'FINAL',
+      attempts: 0,
+    });
     expect(r.tcpCheckResult.response.data).toBe('PONG\n');
     expect(r.tcpCheckResult.assertions.every((a: any) => a.passed)).toBe(true);
     const t = r.tcpCheckResult.timings;
@@ -88,7 +110,12 @@ describe('agent and service, end to end', () => {
   it('on SIGTERM finishes the running check, delivers its result and exits 0', async () => {
     const { svc, pl, agent } = await setup();
     const slow = await target({ delayMs: 2500, reply: () => 'DONE' });
-    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: slow.port, data: 'GO', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'DONE' }] });
+    const checkId = await createCheck(svc, pl.slugName, {
+      hostname: '127.0.0.1',
+      port: slow.port,
+      data: 'GO',
+      assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'DONE' }],
+    });
     await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === checkId);
     agent.proc.child.kill('SIGTERM');
     // Not ready from the first moment of shutdown, while the check still runs.
@@ -108,7 +135,9 @@ describe('agent and service, end to end', () => {
     await svc.stop();
     await agent.proc.waitLog((l) => l.msg === 'could not deliver results; keeping them on disk');
     await svc.restart();
-    const r = await eventually(async () => (await results(svc, checkId)).find((x) => started.jobId.startsWith(`${checkId}:${x.checkRunId}:`)));
+    const r = await eventually(async () =>
+      (await results(svc, checkId)).find((x) => started.jobId.startsWith(`${checkId}:${x.checkRunId}:`)),
+    );
     expect(r.hasFailures).toBe(false);
     await agent.proc.waitLog((l) => l.msg === 'spooled results delivered');
     const all = await results(svc, checkId);
@@ -126,7 +155,9 @@ describe('agent and service, end to end', () => {
     cleanup.push(() => second.proc.kill('SIGKILL'));
     await second.proc.waitLog((l) => l.msg === 'job started' && l.jobId === started.jobId, 15_000);
     await svc.proc.waitLog((l) => l.msg?.startsWith('lease expired') && l.jobId === started.jobId);
-    const r = await eventually(async () => (await results(svc, checkId)).find((x) => started.jobId === `${checkId}:${x.checkRunId}:${x.runLocation}`));
+    const r = await eventually(async () =>
+      (await results(svc, checkId)).find((x) => started.jobId === `${checkId}:${x.checkRunId}:${x.runLocation}`),
+    );
     expect(r.hasFailures).toBe(false);
   });
 
@@ -198,10 +229,16 @@ describe('agent and service, end to end', () => {
     const r = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env, encoding: 'utf8' });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/API_KEY is required/);
-    const bad = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env: { ...env, API_KEY: 'k', JOB_CONCURRENCY: '0' }, encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, ['dist/cli.js', 'agent'], {
+      env: { ...env, API_KEY: 'k', JOB_CONCURRENCY: '0' },
+      encoding: 'utf8',
+    });
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/JOB_CONCURRENCY must be a whole number from 1/);
-    const level = spawnSync(process.execPath, ['dist/cli.js', 'agent'], { env: { ...env, API_KEY: 'k', LOG_LEVEL: 'LOUD' }, encoding: 'utf8' });
+    const level = spawnSync(process.execPath, ['dist/cli.js', 'agent'], {
+      env: { ...env, API_KEY: 'k', LOG_LEVEL: 'LOUD' },
+      encoding: 'utf8',
+    });
     expect(level.stderr).toMatch(/LOG_LEVEL must be one of DEBUG, LOG, INFO, WARN, ERROR/);
     // As the images start it: the file itself, through its #! line (Node flags included).
     const direct = spawnSync('dist/cli.js', ['agent'], { env, encoding: 'utf8' });
@@ -216,7 +253,10 @@ describe('URL checks end to end', () => {
     const web = await httpServer();
     cleanup.push(() => web.close());
     const res = await svc.api('POST', '/v1/checks/url', {
-      name: 'web', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName],
+      name: 'web',
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: [pl.slugName],
       request: { url: `${web.url}/ok?wait=30`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
     });
     const r = await firstResult(svc, res.body.id);
@@ -233,9 +273,18 @@ describe('DNS checks end to end', () => {
     const ns = await dnsServer();
     cleanup.push(() => ns.close());
     const res = await svc.api('POST', '/v1/checks/dns', {
-      name: 'dns', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName],
-      request: { recordType: 'A', query: 'probe.test', nameServer: '127.0.0.1', port: ns.tcpPort, protocol: 'TCP',
-        assertions: [{ source: 'JSON_ANSWER', comparison: 'EQUALS', property: '$.Answer[0].data', target: '127.0.0.1' }] },
+      name: 'dns',
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: [pl.slugName],
+      request: {
+        recordType: 'A',
+        query: 'probe.test',
+        nameServer: '127.0.0.1',
+        port: ns.tcpPort,
+        protocol: 'TCP',
+        assertions: [{ source: 'JSON_ANSWER', comparison: 'EQUALS', property: '$.Answer[0].data', target: '127.0.0.1' }],
+      },
     });
     const r = await firstResult(svc, res.body.id);
     expect(r).toMatchObject({ hasFailures: false, runLocation: pl.slugName });
@@ -251,9 +300,16 @@ describe('API checks end to end', () => {
     await svc.api('POST', '/v1/variables', { key: 'BASE', value: web.url });
     await svc.api('POST', '/v1/variables', { key: 'TOKEN', value: 'e2e-secret-token', secret: true });
     const api = await svc.api('POST', '/v1/checks/api', {
-      name: 'api', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName],
-      request: { method: 'GET', url: '{{BASE}}/echo', headers: [{ key: 'authorization', value: 'Bearer {{TOKEN}}' }],
-        assertions: [{ source: 'JSON_BODY', property: '$.headers.authorization', comparison: 'EQUALS', target: 'Bearer {{TOKEN}}' }] },
+      name: 'api',
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: [pl.slugName],
+      request: {
+        method: 'GET',
+        url: '{{BASE}}/echo',
+        headers: [{ key: 'authorization', value: 'Bearer {{TOKEN}}' }],
+        assertions: [{ source: 'JSON_BODY', property: '$.headers.authorization', comparison: 'EQUALS', target: 'Bearer {{TOKEN}}' }],
+      },
     });
     expect(api.status).toBe(201);
     const echo = await target({});
@@ -283,7 +339,11 @@ describe('private-location proxy', () => {
     const { svc, pl, agent } = await setup();
     expect((await svc.api('PUT', `/v1/private-locations/${pl.id}`, { name: 'proxied', proxyUrl: proxy.url })).status).toBe(200);
     const api = await svc.api('POST', '/v1/checks/api', {
-      name: 'via proxy', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName], request: { method: 'GET', url: `${web.url}/json` },
+      name: 'via proxy',
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: [pl.slugName],
+      request: { method: 'GET', url: `${web.url}/json` },
     });
     const r = await firstResult(svc, api.body.id);
     expect(r.hasFailures).toBe(false);
@@ -297,7 +357,13 @@ describe('private-location proxy', () => {
 describe('ICMP checks end to end', () => {
   it('ping loopback from an uptime-profile agent', async () => {
     const { svc, pl } = await setup({}, { OUTPOST_AGENT_PROFILE: 'uptime' });
-    const res = await svc.api('POST', '/v1/checks/icmp', { name: 'ping', frequency: 0, frequencyOffset: 10, privateLocations: [pl.slugName], request: { hostname: '127.0.0.1', pingCount: 2 } });
+    const res = await svc.api('POST', '/v1/checks/icmp', {
+      name: 'ping',
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: [pl.slugName],
+      request: { hostname: '127.0.0.1', pingCount: 2 },
+    });
     const r = await firstResult(svc, res.body.id);
     expect(r).toMatchObject({ hasFailures: false, icmpCheckResult: { packetsSent: 2, packetsReceived: 2, packetLoss: 0 } });
   });
@@ -333,7 +399,11 @@ describe('outpost start', () => {
     cleanup.push(() => svc.proc.kill('SIGKILL'));
     const echo = await target({});
     const res = await svc.api('POST', '/v1/checks/tcp', {
-      name: 'dc', frequency: 0, frequencyOffset: 10, locations: ['eu-west-1', 'us-east-1'], runParallel: true,
+      name: 'dc',
+      frequency: 0,
+      frequencyOffset: 10,
+      locations: ['eu-west-1', 'us-east-1'],
+      runParallel: true,
       request: { hostname: '127.0.0.1', port: echo.port },
     });
     const checkId = res.body.id;

@@ -62,7 +62,14 @@ describe('private locations', () => {
   it('creates one with a key shown once, then only masked', async () => {
     const res = await svc.api('POST', '/v1/private-locations', { name: 'Rack 1', slugName: 'rack-1', proxyUrl: null });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Rack 1', slugName: 'rack-1', icon: 'location', agentCount: 0, runningAgents: [], lastSeen: null });
+    expect(res.body).toMatchObject({
+      name: 'Rack 1',
+      slugName: 'rack-1',
+      icon: 'location',
+      agentCount: 0,
+      runningAgents: [],
+      lastSeen: null,
+    });
     const [key] = res.body.keys;
     expect(key.rawKey).toMatch(/^pl_[0-9a-f]{64}$/);
     expect(key.maskedKey).toBe(`...${key.rawKey.slice(-4)}`);
@@ -113,11 +120,26 @@ describe('TCP checks', () => {
     const res = await svc.api('POST', '/v1/checks/tcp', tcp());
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      checkType: 'TCP', name: 'tcp', activated: true, muted: false, doubleCheck: true, shouldFail: false,
-      frequency: 10, degradedResponseTime: 3000, maxResponseTime: 5000, runParallel: false, useGlobalAlertSettings: true,
-      locations: [], tags: [], groupId: null, groupOrder: null, runtimeId: null, description: null,
+      checkType: 'TCP',
+      name: 'tcp',
+      activated: true,
+      muted: false,
+      doubleCheck: true,
+      shouldFail: false,
+      frequency: 10,
+      degradedResponseTime: 3000,
+      maxResponseTime: 5000,
+      runParallel: false,
+      useGlobalAlertSettings: true,
+      locations: [],
+      tags: [],
+      groupId: null,
+      groupOrder: null,
+      runtimeId: null,
+      description: null,
       request: { hostname: '127.0.0.1', port: 9, data: null, assertions: [], ipFamily: 'IPv4' },
-      alertChannels: { email: [], webhook: [], slack: [], sms: [] }, updated_at: null,
+      alertChannels: { email: [], webhook: [], slack: [], sms: [] },
+      updated_at: null,
     });
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body.alertSettings.escalationType).toBe('RUN_BASED');
@@ -141,14 +163,22 @@ describe('TCP checks', () => {
     [{ request: { hostname: '127.0.0.1' } }, /request\.port is required/],
     [{ request: { hostname: '127.0.0.1', port: '80' } }, /request\.port must be integer/],
     [{ request: { hostname: '127.0.0.1', port: 70000 } }, /request\.port must be <= 65535/],
-    [{ request: { hostname: '127.0.0.1', port: 80, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } }, /request\.assertions\.0\.source must be one of/],
+    [
+      { request: { hostname: '127.0.0.1', port: 80, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } },
+      /request\.assertions\.0\.source must be one of/,
+    ],
     [{ name: '' }, /name must NOT have fewer than 1 characters/],
   ])('refuses %j with 400 naming the field', async (patch, message) => {
     expectError(await svc.api('POST', '/v1/checks/tcp', tcp(patch)), 400, message);
   });
 
   it('accepts every valid offset edge', async () => {
-    for (const [frequency, frequencyOffset] of [[0, 30], [1, 10], [60, 600], [1440, 24]]) {
+    for (const [frequency, frequencyOffset] of [
+      [0, 30],
+      [1, 10],
+      [60, 600],
+      [1440, 24],
+    ]) {
       expect((await svc.api('POST', '/v1/checks/tcp', tcp({ frequency, frequencyOffset, activated: false }))).status).toBe(201);
     }
   });
@@ -222,17 +252,31 @@ describe('URL checks', () => {
     const res = await svc.api('POST', '/v1/checks/url', { name: 'home', request: { url: 'https://example.test/' } });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      checkType: 'URL', frequency: 10, degradedResponseTime: 3000, maxResponseTime: 5000,
+      checkType: 'URL',
+      frequency: 10,
+      degradedResponseTime: 3000,
+      maxResponseTime: 5000,
       request: { method: 'GET', url: 'https://example.test/', followRedirects: true, skipSSL: false, ipFamily: 'IPv4', assertions: [] },
     });
-    const put = await svc.api('PUT', `/v1/checks/url/${res.body.id}`, { request: { assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: 200 }] } });
-    expect(put.body.request).toMatchObject({ url: 'https://example.test/', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] });
+    const put = await svc.api('PUT', `/v1/checks/url/${res.body.id}`, {
+      request: { assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: 200 }] },
+    });
+    expect(put.body.request).toMatchObject({
+      url: 'https://example.test/',
+      assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
+    });
     expectError(await svc.api('PUT', `/v1/checks/tcp/${res.body.id}`, { name: 'x' }), 400, /is a URL check, not TCP/);
     for (const [patch, msg] of [
       [{ request: { url: 'ftp://example.test/' } }, /request\.url must match pattern/],
       [{ request: { url: 'https://example.test/', method: 'POST' } }, /request\.method must be one of "GET"/],
-      [{ request: { url: 'https://example.test/', assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', target: '1' }] } }, /source must be one of "STATUS_CODE"/],
-      [{ request: { url: 'https://example.test/', assertions: [{ source: 'STATUS_CODE', comparison: 'CONTAINS', target: '2' }] } }, /comparison must be one of/],
+      [
+        { request: { url: 'https://example.test/', assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', target: '1' }] } },
+        /source must be one of "STATUS_CODE"/,
+      ],
+      [
+        { request: { url: 'https://example.test/', assertions: [{ source: 'STATUS_CODE', comparison: 'CONTAINS', target: '2' }] } },
+        /comparison must be one of/,
+      ],
       [{ request: { url: 'https://example.test/' }, maxResponseTime: 45001 }, /maxResponseTime must be <= 45000/],
     ] as const) {
       expectError(await svc.api('POST', '/v1/checks/url', { name: 'bad', ...patch }), 400, msg);
@@ -276,28 +320,83 @@ describe('DNS checks', () => {
   it('create with the DNS defaults and refuse bad record types and assertions', async () => {
     const res = await svc.api('POST', '/v1/checks/dns', { name: 'dns', request: { recordType: 'MX', query: 'example.test' } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ checkType: 'DNS', degradedResponseTime: 500, maxResponseTime: 1000, request: { recordType: 'MX', query: 'example.test', protocol: 'UDP', nameServer: null, port: null, assertions: [] } });
-    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'PTR', query: 'a' } }), 400, /request\.recordType must be one of/);
+    expect(res.body).toMatchObject({
+      checkType: 'DNS',
+      degradedResponseTime: 500,
+      maxResponseTime: 1000,
+      request: { recordType: 'MX', query: 'example.test', protocol: 'UDP', nameServer: null, port: null, assertions: [] },
+    });
+    expectError(
+      await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'PTR', query: 'a' } }),
+      400,
+      /request\.recordType must be one of/,
+    );
     expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'A' } }), 400, /request\.query is required/);
-    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'A', query: 'a', protocol: 'QUIC' } }), 400, /protocol must be one of "UDP", "TCP"/);
-    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'A', query: 'a', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } }), 400, /source must be one of/);
-    expectError(await svc.api('POST', '/v1/checks/dns', { name: 'x', maxResponseTime: 5001, request: { recordType: 'A', query: 'a' } }), 400, /maxResponseTime must be <= 5000/);
+    expectError(
+      await svc.api('POST', '/v1/checks/dns', { name: 'x', request: { recordType: 'A', query: 'a', protocol: 'QUIC' } }),
+      400,
+      /protocol must be one of "UDP", "TCP"/,
+    );
+    expectError(
+      await svc.api('POST', '/v1/checks/dns', {
+        name: 'x',
+        request: { recordType: 'A', query: 'a', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] },
+      }),
+      400,
+      /source must be one of/,
+    );
+    expectError(
+      await svc.api('POST', '/v1/checks/dns', { name: 'x', maxResponseTime: 5001, request: { recordType: 'A', query: 'a' } }),
+      400,
+      /maxResponseTime must be <= 5000/,
+    );
   });
 });
 
 describe('API checks', () => {
   it('create with the API defaults; refuse snippets that do not exist', async () => {
-    const res = await svc.api('POST', '/v1/checks/api', { name: 'api', request: { method: 'POST', url: 'https://example.test/v1', bodyType: 'JSON', body: '{}' }, environmentVariables: [{ key: 'K', value: 'v' }] });
+    const res = await svc.api('POST', '/v1/checks/api', {
+      name: 'api',
+      request: { method: 'POST', url: 'https://example.test/v1', bodyType: 'JSON', body: '{}' },
+      environmentVariables: [{ key: 'K', value: 'v' }],
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      checkType: 'API', degradedResponseTime: 5000, maxResponseTime: 20000, environmentVariables: [{ key: 'K', value: 'v' }],
+      checkType: 'API',
+      degradedResponseTime: 5000,
+      maxResponseTime: 20000,
+      environmentVariables: [{ key: 'K', value: 'v' }],
       request: { method: 'POST', bodyType: 'JSON', headers: [], queryParameters: [], basicAuth: null, followRedirects: true },
     });
-    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'TRACE', url: 'https://e.test' } }), 400, /request\.method must be one of/);
-    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test', bodyType: 'XML' } }), 400, /bodyType must be one of/);
-    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, environmentVariables: Array.from({ length: 51 }, (_, i) => ({ key: `K${i}`, value: '' })) }), 400, /environmentVariables must NOT have more than 50 items/);
-    expectError(await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, setupSnippetId: 999999 }), 400, /setupSnippetId names no snippet with id 999999/);
-    const withScript = await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, localSetupScript: "request.headers['x'] = '1'" });
+    expectError(
+      await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'TRACE', url: 'https://e.test' } }),
+      400,
+      /request\.method must be one of/,
+    );
+    expectError(
+      await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test', bodyType: 'XML' } }),
+      400,
+      /bodyType must be one of/,
+    );
+    expectError(
+      await svc.api('POST', '/v1/checks/api', {
+        name: 'x',
+        request: { method: 'GET', url: 'https://e.test' },
+        environmentVariables: Array.from({ length: 51 }, (_, i) => ({ key: `K${i}`, value: '' })),
+      }),
+      400,
+      /environmentVariables must NOT have more than 50 items/,
+    );
+    expectError(
+      await svc.api('POST', '/v1/checks/api', { name: 'x', request: { method: 'GET', url: 'https://e.test' }, setupSnippetId: 999999 }),
+      400,
+      /setupSnippetId names no snippet with id 999999/,
+    );
+    const withScript = await svc.api('POST', '/v1/checks/api', {
+      name: 'x',
+      request: { method: 'GET', url: 'https://e.test' },
+      localSetupScript: "request.headers['x'] = '1'",
+    });
     expect(withScript.body.localSetupScript).toBe("request.headers['x'] = '1'");
   });
 });
@@ -313,7 +412,11 @@ describe('snippets', () => {
     const put = await svc.api('PUT', `/v1/snippets/${created.body.id}`, { name: 'sign v2', script: "request.headers['x-sig'] = 'v2'" });
     expect(put.body).toMatchObject({ name: 'sign v2' });
     expect((await svc.api('GET', '/v1/snippets')).body.some((s: any) => s.id === created.body.id)).toBe(true);
-    const check = await svc.api('POST', '/v1/checks/api', { name: 'uses', request: { method: 'GET', url: 'https://e.test' }, setupSnippetId: created.body.id });
+    const check = await svc.api('POST', '/v1/checks/api', {
+      name: 'uses',
+      request: { method: 'GET', url: 'https://e.test' },
+      setupSnippetId: created.body.id,
+    });
     expect(check.status).toBe(201);
     expectError(await svc.api('DELETE', `/v1/snippets/${created.body.id}`), 409, /used by 1 check/);
     await svc.api('DELETE', `/v1/checks/${check.body.id}`);
@@ -326,10 +429,26 @@ describe('ICMP checks', () => {
   it('create with the ICMP defaults and refuse bad counts and hostnames', async () => {
     const res = await svc.api('POST', '/v1/checks/icmp', { name: 'ping', request: { hostname: 'host.test' } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ checkType: 'ICMP', degradedResponseTime: 10000, maxResponseTime: 20000, request: { hostname: 'host.test', ipFamily: 'IPv4', pingCount: 10, assertions: [] } });
+    expect(res.body).toMatchObject({
+      checkType: 'ICMP',
+      degradedResponseTime: 10000,
+      maxResponseTime: 20000,
+      request: { hostname: 'host.test', ipFamily: 'IPv4', pingCount: 10, assertions: [] },
+    });
     expectError(await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: 'h', pingCount: 51 } }), 400, /pingCount/);
-    expectError(await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: '-f' } }), 400, /request\.hostname must match pattern/);
-    expectError(await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: 'h', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] } }), 400, /source must be one of "LATENCY", "JSON_RESPONSE"/);
+    expectError(
+      await svc.api('POST', '/v1/checks/icmp', { name: 'x', request: { hostname: '-f' } }),
+      400,
+      /request\.hostname must match pattern/,
+    );
+    expectError(
+      await svc.api('POST', '/v1/checks/icmp', {
+        name: 'x',
+        request: { hostname: 'h', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] },
+      }),
+      400,
+      /source must be one of "LATENCY", "JSON_RESPONSE"/,
+    );
   });
 });
 
@@ -339,15 +458,34 @@ describe('generic check update (op 2)', () => {
     const res = await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', name: 'renamed', request: { port: 22 } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ checkType: 'TCP', id: tcpCheck.id });
-    expect((await svc.api('GET', `/v1/checks/${tcpCheck.id}`)).body).toMatchObject({ name: 'renamed', request: { port: 22, hostname: '127.0.0.1' } });
+    expect((await svc.api('GET', `/v1/checks/${tcpCheck.id}`)).body).toMatchObject({
+      name: 'renamed',
+      request: { port: 22, hostname: '127.0.0.1' },
+    });
     expectError(await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { script: '', name: 'x' }), 400, /heartbeat is required/);
-    expectError(await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', frequency: 3 }), 400, /frequency must be one of/);
-    expectError(await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', checkType: 'URL' }), 400, /checkType cannot change/);
+    expectError(
+      await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', frequency: 3 }),
+      400,
+      /frequency must be one of/,
+    );
+    expectError(
+      await svc.api('PUT', `/v1/checks/${tcpCheck.id}`, { heartbeat: {}, script: '', checkType: 'URL' }),
+      400,
+      /checkType cannot change/,
+    );
     expectError(await svc.api('PUT', '/v1/checks/00000000-0000-0000-0000-000000000000', { heartbeat: {}, script: '' }), 404);
 
-    const { body: hb } = await svc.api('POST', '/v1/checks/heartbeat', { name: 'hb', script: '', heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' } });
+    const { body: hb } = await svc.api('POST', '/v1/checks/heartbeat', {
+      name: 'hb',
+      script: '',
+      heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' },
+    });
     const hbRes = await svc.api('PUT', `/v1/checks/${hb.id}`, { heartbeat: { period: 2 }, script: 'x' });
     expect(hbRes.body).toEqual({ checkType: 'HEARTBEAT', id: hb.id });
-    expect((await svc.api('GET', `/v1/checks/${hb.id}`)).body.heartbeat).toMatchObject({ period: 2, periodUnit: 'hours', pingToken: hb.heartbeat.pingToken });
+    expect((await svc.api('GET', `/v1/checks/${hb.id}`)).body.heartbeat).toMatchObject({
+      period: 2,
+      periodUnit: 'hours',
+      pingToken: hb.heartbeat.pingToken,
+    });
   });
 });

@@ -57,11 +57,20 @@ async function leasedJob() {
   const pl = await createPrivateLocation(svc);
   const agentId = `test-agent-${Date.now()}`;
   const call = async (p: string, body: unknown) => {
-    const res = await fetch(svc.baseUrl + p, { method: 'POST', headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(svc.baseUrl + p, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: await res.json() };
   };
   expect((await call('/agent/v1/register', { agentId, version: 'test', runtimes: [] })).status).toBe(200);
-  const check = await svc.api('POST', '/v1/checks/tcp', { name: 'artifact host', activated: false, privateLocations: [pl.slugName], request: { hostname: '127.0.0.1', port: 9 } });
+  const check = await svc.api('POST', '/v1/checks/tcp', {
+    name: 'artifact host',
+    activated: false,
+    privateLocations: [pl.slugName],
+    request: { hostname: '127.0.0.1', port: 9 },
+  });
   await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [check.body.id] } });
   const lease = await call('/agent/v1/jobs/lease', { agentId, max: 1, waitMs: 5000 });
   expect(lease.body.jobs).toHaveLength(1);
@@ -73,7 +82,11 @@ describe('artifact uploads', { timeout: 120_000 }, () => {
     const { pl, agentId, jobId } = await leasedJob();
     const url = (name: string) => `${svc.baseUrl}/agent/v1/artifacts?${new URLSearchParams({ agentId, jobId, name, type: 'video/webm' })}`;
     // Up to the limit is fine, and comes back byte for byte.
-    const ok = await request(url('ok.bin'), { method: 'POST', headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/octet-stream' }, body: bigBody(3 * MB + 5) });
+    const ok = await request(url('ok.bin'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/octet-stream' },
+      body: bigBody(3 * MB + 5),
+    });
     expect(ok.statusCode).toBe(201);
     const link = (await ok.body.json()) as { url: string; size: number };
     expect(link.size).toBe(3 * MB + 5);
@@ -83,18 +96,33 @@ describe('artifact uploads', { timeout: 120_000 }, () => {
 
     // Then the refusals, with memory measured once the service has handled an upload.
     const rise = await rssRise(svc.proc.child.pid!, async () => {
-      const declared = await request(url('declared.webm'), { method: 'POST', headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/octet-stream', 'content-length': String(160 * MB) }, body: bigBody(160 * MB) });
+      const declared = await request(url('declared.webm'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/octet-stream', 'content-length': String(160 * MB) },
+        body: bigBody(160 * MB),
+      });
       expect(declared.statusCode).toBe(413);
-      expect(await declared.body.json()).toMatchObject({ statusCode: 413, error: 'Payload Too Large', message: expect.stringMatching(/larger than the 150 MB limit/) });
+      expect(await declared.body.json()).toMatchObject({
+        statusCode: 413,
+        error: 'Payload Too Large',
+        message: expect.stringMatching(/larger than the 150 MB limit/),
+      });
       // Chunked: the service counts as it writes and gives up past the limit.
-      const counted = await request(url('counted.webm'), { method: 'POST', headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/octet-stream' }, body: bigBody(160 * MB) });
+      const counted = await request(url('counted.webm'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/octet-stream' },
+        body: bigBody(160 * MB),
+      });
       expect(counted.statusCode).toBe(413);
       await counted.body.dump();
     });
     expect(rise).toBeLessThan(FLAT_MB);
     // Nothing half-written stays behind: the one file is the upload that was accepted.
     const dir = path.join(svc.env.OUTPOST_DATA_DIR, 'artifacts');
-    const stored = fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => !fs.statSync(path.join(dir, f)).isDirectory());
+    const stored = fs
+      .readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => !fs.statSync(path.join(dir, f)).isDirectory());
     expect(stored.map((f) => path.basename(f))).toEqual([new URL(link.url).pathname.split('/').pop()]);
   });
 
@@ -104,12 +132,20 @@ describe('artifact uploads', { timeout: 120_000 }, () => {
     try {
       await agent.proc.waitLog((l) => l.msg === 'registered with the service');
       // A first small run, so what is measured is the big artifact and not the agent's first job.
-      const warm = await svc.api('POST', '/v1/checks/browser', { name: 'warm', activated: false, privateLocations: [pl.slugName], script: "const { test } = require('@playwright/test'); test('w', async () => {});" });
+      const warm = await svc.api('POST', '/v1/checks/browser', {
+        name: 'warm',
+        activated: false,
+        privateLocations: [pl.slugName],
+        script: "const { test } = require('@playwright/test'); test('w', async () => {});",
+      });
       const w = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [warm.body.id] } });
       await svc.api('GET', `/v2/check-sessions/${w.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=100`);
       const big = path.join(os.tmpdir(), `outpost-big-${Date.now()}.bin`);
       const check = await svc.api('POST', '/v1/checks/browser', {
-        name: 'big artifact', activated: false, privateLocations: [pl.slugName], artifacts: { screenshot: 'off', trace: 'off', video: 'off' },
+        name: 'big artifact',
+        activated: false,
+        privateLocations: [pl.slugName],
+        artifacts: { screenshot: 'off', trace: 'off', video: 'off' },
         script: `const { test } = require('@playwright/test');
 const fs = require('fs');
 test('makes a big file', async ({}, testInfo) => {
@@ -129,10 +165,12 @@ test('makes a big file', async ({}, testInfo) => {
       });
       expect(done.body.status).toBe('PASSED');
       const [result] = (await svc.api('GET', `/v1/check-results/${check.body.id}`)).body;
-      expect(result.browserCheckResult.artifactErrors).toEqual([expect.stringMatching(/^recording-1\.bin: artifact too large \(167772160 bytes; the service takes at most 150 MB\)$/)]);
+      expect(result.browserCheckResult.artifactErrors).toEqual([
+        expect.stringMatching(/^recording-1\.bin: artifact too large \(167772160 bytes; the service takes at most 150 MB\)$/),
+      ]);
       // The JSON report still made it.
       expect(result.browserCheckResult.playwrightTestJsonReportFile).toMatch(/\/v1\/artifacts\//);
-    expect(rise).toBeLessThan(FLAT_MB);
+      expect(rise).toBeLessThan(FLAT_MB);
       expect((await fetch(`${agent.healthUrl}/-/liveness`)).status).toBe(200);
     } finally {
       await agent.proc.kill();
@@ -148,8 +186,19 @@ describe('runtime routing', { timeout: 120_000 }, () => {
     try {
       await agent.proc.waitLog((l) => l.runtimeId === '2025.04' && /not installed/.test(l.msg));
       await agent.proc.waitLog((l) => l.msg === 'registered with the service');
-      const browser = await svc.api('POST', '/v1/checks/browser', { name: 'pinned', activated: false, privateLocations: [pl.slugName], runtimeId: '2026.04', script: "const { test } = require('@playwright/test'); test('t', async () => {});" });
-      const tcp = await svc.api('POST', '/v1/checks/tcp', { name: 'tcp beside it', activated: false, privateLocations: [pl.slugName], request: { hostname: '127.0.0.1', port: 9 } });
+      const browser = await svc.api('POST', '/v1/checks/browser', {
+        name: 'pinned',
+        activated: false,
+        privateLocations: [pl.slugName],
+        runtimeId: '2026.04',
+        script: "const { test } = require('@playwright/test'); test('t', async () => {});",
+      });
+      const tcp = await svc.api('POST', '/v1/checks/tcp', {
+        name: 'tcp beside it',
+        activated: false,
+        privateLocations: [pl.slugName],
+        request: { hostname: '127.0.0.1', port: 9 },
+      });
       const b = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [browser.body.id] } });
       const t = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [tcp.body.id] } });
       const tcpDone = await svc.api('GET', `/v2/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);

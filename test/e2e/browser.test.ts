@@ -19,7 +19,10 @@ beforeAll(async () => {
   removedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-runtimes-'));
   fs.cpSync(path.resolve('runtimes'), removedDir, { recursive: true, filter: (src) => !src.includes('node_modules') });
   const rec = JSON.parse(fs.readFileSync(path.join(removedDir, '2022.10', 'runtime.json'), 'utf8'));
-  fs.writeFileSync(path.join(removedDir, '2022.10', 'runtime.json'), JSON.stringify({ ...rec, stage: 'REMOVED', runtimeEndOfLife: '2025-01-01' }));
+  fs.writeFileSync(
+    path.join(removedDir, '2022.10', 'runtime.json'),
+    JSON.stringify({ ...rec, stage: 'REMOVED', runtimeEndOfLife: '2025-01-01' }),
+  );
   // The built-in agent reads the same folder: it carries the runtime the test setup installed.
   fs.symlinkSync(path.resolve('runtimes/2026.04/node_modules'), path.join(removedDir, '2026.04', 'node_modules'));
   svc = await startService({ OUTPOST_RUNTIMES_DIR: removedDir, OUTPOST_RUNTIMES: '2026.04' }, 'start');
@@ -29,7 +32,9 @@ beforeAll(async () => {
       return res.end(JSON.stringify({ items: [{ id: 1, name: 'lamp' }] }));
     }
     res.setHeader('content-type', 'text/html');
-    res.end('<!doctype html><title>Outpost shop</title><h1>Welcome</h1><p>' + 'x'.repeat(200) + '</p><script>console.error("widget failed")</script>');
+    res.end(
+      `<!doctype html><title>Outpost shop</title><h1>Welcome</h1><p>${'x'.repeat(200)}</p><script>console.error("widget failed")</script>`,
+    );
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
@@ -58,10 +63,20 @@ describe('runtimes', () => {
     expect(list.status).toBe(200);
     expect(list.body.map((r: any) => r.name)).toEqual(['2026.04', '2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10']);
     const newest = list.body[0];
-    expect(newest).toMatchObject({ name: '2026.04', stage: 'CURRENT', multiStepSupport: true, nodeJsVersion: 'v24.13.1', description: 'Main updates are Playwright 1.58.2' });
+    expect(newest).toMatchObject({
+      name: '2026.04',
+      stage: 'CURRENT',
+      multiStepSupport: true,
+      nodeJsVersion: 'v24.13.1',
+      description: 'Main updates are Playwright 1.58.2',
+    });
     expect(newest.dependencies).toMatchObject({ '@playwright/test': '1.58.2', playwright: '1.58.2', http: '24.13.1' });
     expect(list.body.filter((r: any) => r.stage === 'CURRENT')).toHaveLength(1);
-    expect((await svc.api('GET', '/v1/runtimes/2023.02')).body).toMatchObject({ name: '2023.02', multiStepSupport: false, nodeJsVersion: 'v16.20.2' });
+    expect((await svc.api('GET', '/v1/runtimes/2023.02')).body).toMatchObject({
+      name: '2023.02',
+      multiStepSupport: false,
+      nodeJsVersion: 'v16.20.2',
+    });
     const missing = await svc.api('GET', '/v1/runtimes/1999.01');
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
@@ -74,7 +89,11 @@ describe('runtimes', () => {
     expect(unknown.body.message).toMatch(/runtimeId/);
     const removed = await svc.api('POST', '/v1/checks/browser', { name: 'x', script, runtimeId: '2022.10' });
     expect(removed.status).toBe(400);
-    expect(removed.body).toMatchObject({ statusCode: 400, message: 'runtime 2022.10 has been removed: pick another (GET /v1/runtimes)', attributes: { field: 'runtimeId' } });
+    expect(removed.body).toMatchObject({
+      statusCode: 400,
+      message: 'runtime 2022.10 has been removed: pick another (GET /v1/runtimes)',
+      attributes: { field: 'runtimeId' },
+    });
     const noSteps = await svc.api('POST', '/v1/checks/multistep', { name: 'x', script, runtimeId: '2023.02' });
     expect(noSteps.status).toBe(400);
     expect(noSteps.body.message).toBe('runtime 2023.02 does not support multi-step checks');
@@ -83,9 +102,9 @@ describe('runtimes', () => {
     expect(ok.body).toMatchObject({ checkType: 'BROWSER', runtimeId: '2024.09', script, frequency: 10 });
     expect(ok.body).not.toHaveProperty('request');
     // The generic update (op 2) carries the browser check's script.
-    const put = await svc.api('PUT', `/v1/checks/${ok.body.id}`, { heartbeat: {}, script: script + '\n// v2', runtimeId: '2026.04' });
+    const put = await svc.api('PUT', `/v1/checks/${ok.body.id}`, { heartbeat: {}, script: `${script}\n// v2`, runtimeId: '2026.04' });
     expect(put.body).toEqual({ checkType: 'BROWSER', id: ok.body.id });
-    expect((await svc.api('GET', `/v1/checks/${ok.body.id}`)).body).toMatchObject({ script: script + '\n// v2', runtimeId: '2026.04' });
+    expect((await svc.api('GET', `/v1/checks/${ok.body.id}`)).body).toMatchObject({ script: `${script}\n// v2`, runtimeId: '2026.04' });
   });
 });
 
@@ -130,7 +149,9 @@ test('shop home', async ({ page }) => {
     expect(zip.lastIndexOf(Buffer.from('PK\x05\x06', 'latin1'))).toBeGreaterThan(zip.length - 1024);
     // The video, encoded by the system's ffmpeg: a WebM (EBML) file.
     expect(b.playwrightTestVideos).toHaveLength(1);
-    const video = Buffer.from(await (await fetch(b.playwrightTestVideos[0], { headers: { authorization: `Bearer ${svc.apiKey}` } })).arrayBuffer());
+    const video = Buffer.from(
+      await (await fetch(b.playwrightTestVideos[0], { headers: { authorization: `Bearer ${svc.apiKey}` } })).arrayBuffer(),
+    );
     expect(video.subarray(0, 4)).toEqual(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]));
     // Without the API key there is nothing to see.
     expect((await fetch(b.playwrightTestTraces[0])).status).toBe(401);
@@ -243,7 +264,11 @@ test('home mentions a sale @smoke', async ({ page }) => {
 test('checkout @slow', async () => { throw new Error('never selected'); });`;
     const { session, result } = await runOnce('playwright', {
       dependencies: [
-        { path: 'playwright.config.ts', content: "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', projects: [{ name: 'chromium' }, { name: 'other', testMatch: /nothing/ }] });" },
+        {
+          path: 'playwright.config.ts',
+          content:
+            "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: 'tests', projects: [{ name: 'chromium' }, { name: 'other', testMatch: /nothing/ }] });",
+        },
         { path: 'tests/shop.spec.ts', content: spec },
       ],
       playwrightConfigPath: 'playwright.config.ts',
@@ -260,10 +285,14 @@ test('checkout @slow', async () => { throw new Error('never selected'); });`;
   });
 
   it('refuses a config path that is not among its files', async () => {
-    const res = await svc.api('POST', '/v1/checks/playwright', { name: 'x', dependencies: [{ path: 'a.spec.ts', content: '' }], playwrightConfigPath: 'playwright.config.ts' });
+    const res = await svc.api('POST', '/v1/checks/playwright', {
+      name: 'x',
+      dependencies: [{ path: 'a.spec.ts', content: '' }],
+      playwrightConfigPath: 'playwright.config.ts',
+    });
     expect(res.status).toBe(400);
     expect(res.body.attributes).toMatchObject({ field: 'playwrightConfigPath' });
-    const escape = await svc.api('POST', '/v1/checks/playwright', { name: 'x', dependencies: [{ path: '../etc/passwd', content: '' }] });
-    expect(escape.status).toBe(400);
+    const outside = await svc.api('POST', '/v1/checks/playwright', { name: 'x', dependencies: [{ path: '../etc/passwd', content: '' }] });
+    expect(outside.status).toBe(400);
   });
 });

@@ -13,7 +13,10 @@ afterAll(async () => {
 });
 
 const body = (heartbeat: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-  name: 'nightly backup', script: '', heartbeat: { period: 2, periodUnit: 'seconds', grace: 1, graceUnit: 'seconds', ...heartbeat }, ...extra,
+  name: 'nightly backup',
+  script: '',
+  heartbeat: { period: 2, periodUnit: 'seconds', grace: 1, graceUnit: 'seconds', ...heartbeat },
+  ...extra,
 });
 const results = async (checkId: string) => (await svc.api('GET', `/v1/check-results/${checkId}?limit=100`)).body as any[];
 
@@ -21,16 +24,27 @@ describe('heartbeat checks', () => {
   it('create with a ping URL and the heartbeat defaults; refuse what the spec requires', async () => {
     const res = await svc.api('POST', '/v1/checks/heartbeat', body({ period: 1, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' }));
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ checkType: 'HEARTBEAT', degradedResponseTime: 10000, maxResponseTime: 20000, heartbeat: { period: 1, periodUnit: 'hours' } });
+    expect(res.body).toMatchObject({
+      checkType: 'HEARTBEAT',
+      degradedResponseTime: 10000,
+      maxResponseTime: 20000,
+      heartbeat: { period: 1, periodUnit: 'hours' },
+    });
     expect(res.body.heartbeat.pingUrl).toBe(`${svc.baseUrl}/ping/${res.body.heartbeat.pingToken}`);
     expect((await svc.api('GET', `/v1/checks/${res.body.id}`)).body.heartbeat.pingUrl).toBe(res.body.heartbeat.pingUrl);
     const { script: _s, ...noScript } = body({});
     const bad = await svc.api('POST', '/v1/checks/heartbeat', noScript);
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/script is required/);
-    expect((await svc.api('POST', '/v1/checks/heartbeat', body({ periodUnit: 'weeks' }))).body.message).toMatch(/heartbeat\.periodUnit must be one of/);
-    expect((await svc.api('POST', '/v1/checks/heartbeat', body({}, { maxResponseTime: 300001 }))).body.message).toMatch(/maxResponseTime must be <= 300000/);
-    expect((await svc.api('POST', '/v1/checks/heartbeat', body({ period: 400, periodUnit: 'days' }))).body.message).toMatch(/from 1 second to 365 days/);
+    expect((await svc.api('POST', '/v1/checks/heartbeat', body({ periodUnit: 'weeks' }))).body.message).toMatch(
+      /heartbeat\.periodUnit must be one of/,
+    );
+    expect((await svc.api('POST', '/v1/checks/heartbeat', body({}, { maxResponseTime: 300001 }))).body.message).toMatch(
+      /maxResponseTime must be <= 300000/,
+    );
+    expect((await svc.api('POST', '/v1/checks/heartbeat', body({ period: 400, periodUnit: 'days' }))).body.message).toMatch(
+      /from 1 second to 365 days/,
+    );
     expect((await fetch(`${svc.baseUrl}/ping/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
   });
 

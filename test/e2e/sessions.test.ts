@@ -21,8 +21,11 @@ afterAll(async () => {
 
 async function check(port: number, extra: Record<string, unknown> = {}) {
   const res = await svc.api('POST', '/v1/checks/tcp', {
-    name: `tcp ${port}`, activated: false, locations: ['eu-west-1', 'us-east-1'],
-    request: { hostname: '127.0.0.1', port, data: 'GO', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'OK' }] }, ...extra,
+    name: `tcp ${port}`,
+    activated: false,
+    locations: ['eu-west-1', 'us-east-1'],
+    request: { hostname: '127.0.0.1', port, data: 'GO', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'OK' }] },
+    ...extra,
   });
   expect(res.status).toBe(201);
   return res.body.id as string;
@@ -48,7 +51,14 @@ describe('check sessions', () => {
     expect(done.body).toMatchObject({ checkSessionId: session.checkSessionId, status: 'PASSED' });
     expect(done.body.timeElapsed).toBeGreaterThanOrEqual(2400);
     expect(done.body.results).toHaveLength(2);
-    expect(done.body.results[0]).toMatchObject({ checkId: id, checkType: 'TCP', hasFailures: false, hasErrors: false, isDegraded: false, resultType: 'FINAL' });
+    expect(done.body.results[0]).toMatchObject({
+      checkId: id,
+      checkType: 'TCP',
+      hasFailures: false,
+      hasErrors: false,
+      isDegraded: false,
+      resultType: 'FINAL',
+    });
     expect((await svc.api('GET', `/v1/check-sessions/${session.checkSessionId}`)).body).toEqual(done.body);
     // The runs are results of the check like any other.
     const results = (await svc.api('GET', `/v1/check-results/${id}`)).body;
@@ -70,7 +80,9 @@ describe('check sessions', () => {
     expect(res.body.sessions.map((s: any) => s.checkId)).toEqual([a]);
     const none = await svc.api('POST', '/v2/check-sessions/trigger', { target: { matchTags: [['absent']] } });
     expect(none.status).toBe(404);
-    expect((await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: ['00000000-0000-0000-0000-000000000000'] } })).status).toBe(404);
+    expect(
+      (await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: ['00000000-0000-0000-0000-000000000000'] } })).status,
+    ).toBe(404);
     expect((await svc.api('GET', '/v2/check-sessions/00000000-0000-0000-0000-000000000000')).status).toBe(404);
     expect((await svc.api('GET', '/v2/check-sessions/00000000-0000-0000-0000-000000000000/completion')).status).toBe(404);
     expect((await svc.api('GET', `/v2/check-sessions/x/completion?maxWaitSeconds=3031`)).status).toBe(400);
@@ -93,10 +105,19 @@ describe('API checks with a setup snippet', () => {
     const web = await httpServer();
     try {
       const snippet = (await svc.api('POST', '/v1/snippets', { name: 'sig', script: "request.headers['x-sig'] = 'from-snippet'" })).body;
-      const check = (await svc.api('POST', '/v1/checks/api', {
-        name: 'signed', activated: false, locations: ['eu-west-1'], setupSnippetId: snippet.id,
-        request: { method: 'GET', url: `${web.url}/echo`, assertions: [{ source: 'JSON_BODY', property: '$.headers.x-sig', comparison: 'EQUALS', target: 'from-snippet' }] },
-      })).body;
+      const check = (
+        await svc.api('POST', '/v1/checks/api', {
+          name: 'signed',
+          activated: false,
+          locations: ['eu-west-1'],
+          setupSnippetId: snippet.id,
+          request: {
+            method: 'GET',
+            url: `${web.url}/echo`,
+            assertions: [{ source: 'JSON_BODY', property: '$.headers.x-sig', comparison: 'EQUALS', target: 'from-snippet' }],
+          },
+        })
+      ).body;
       const { body } = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [check.id] } });
       const done = await svc.api('GET', `/v2/check-sessions/${body.sessions[0].checkSessionId}/completion?maxWaitSeconds=20`);
       expect(done.body.status).toBe('PASSED');

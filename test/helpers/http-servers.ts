@@ -38,7 +38,14 @@ function handler(seen: HttpTarget['seen']): http.RequestListener {
           req.on('data', (c) => chunks.push(c));
           req.on('end', () => {
             res.writeHead(200, { 'content-type': 'application/json', 'x-request-method': req.method! });
-            res.end(JSON.stringify({ method: req.method, query: Object.fromEntries(u.searchParams), headers: req.headers, body: Buffer.concat(chunks).toString() }));
+            res.end(
+              JSON.stringify({
+                method: req.method,
+                query: Object.fromEntries(u.searchParams),
+                headers: req.headers,
+                body: Buffer.concat(chunks).toString(),
+              }),
+            );
           });
           return;
         }
@@ -68,11 +75,27 @@ let cert: { key: Buffer; cert: Buffer } | null = null;
 function selfSigned() {
   if (cert) return cert;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-cert-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '30',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   cert = { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) };
   fs.rmSync(dir, { recursive: true, force: true });
   return cert;

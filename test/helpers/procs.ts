@@ -26,8 +26,7 @@ function launch(args: string[], env: Record<string, string>): Proc {
   let buf = '';
   const onData = (d: Buffer) => {
     buf += d.toString('utf8');
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       if (process.env.OUTPOST_TEST_VERBOSE) process.stderr.write(`[${args[0]}] ${line}\n`);
@@ -35,11 +34,14 @@ function launch(args: string[], env: Record<string, string>): Proc {
       try {
         const l = JSON.parse(line);
         logs.push(l);
-        for (const w of [...waiters]) if (w.pred(l)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(l);
-        }
-      } catch { /* not a log line */ }
+        for (const w of [...waiters])
+          if (w.pred(l)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(l);
+          }
+      } catch {
+        /* not a log line */
+      }
     }
   };
   child.stdout!.on('data', onData);
@@ -54,7 +56,13 @@ function launch(args: string[], env: Record<string, string>): Proc {
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`no matching log line from ${args[0]} within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({ pred, resolve: (l) => (clearTimeout(t), resolve(l)) });
+        waiters.push({
+          pred,
+          resolve: (l) => {
+            clearTimeout(t);
+            resolve(l);
+          },
+        });
         void exited.then((code) => reject(new Error(`${args[0]} exited (${code}) before the awaited log line`)));
       });
     },
@@ -71,7 +79,12 @@ export interface Service {
   accountId: string;
   apiKey: string;
   env: Record<string, string>;
-  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T; headers: Headers }>;
+  api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -110,7 +123,9 @@ export async function startService(extra: Record<string, string> = {}, command: 
       let parsed: any = text;
       try {
         parsed = text ? JSON.parse(text) : null;
-      } catch { /* not JSON */ }
+      } catch {
+        /* not JSON */
+      }
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async restart() {

@@ -20,7 +20,7 @@ export async function recordingProxy(credentials?: { user: string; pass: string 
     const auth = req.headers['proxy-authorization'];
     seen.push({ target: req.url!, auth });
     if (expected && auth !== expected) return void res.writeHead(407).end();
-    const { ['proxy-authorization']: _a, ...headers } = req.headers;
+    const { 'proxy-authorization': _a, ...headers } = req.headers;
     const upstream = http.request(req.url!, { method: req.method, headers }, (up) => {
       res.writeHead(up.statusCode!, up.headers);
       up.pipe(res);

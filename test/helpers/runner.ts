@@ -8,10 +8,20 @@ import type { CheckRunner, RunContext } from '../../src/checks/types.js';
 export const log = createLogger('test', 'ERROR');
 
 /** A job of one check type; runners read only the request (and code), ids and timeout. */
-export function jobOf(checkType: string, request: Record<string, unknown>, o: Partial<Omit<Job, 'check'>> & { check?: Partial<JobCheck> } = {}): Job {
+export function jobOf(
+  checkType: string,
+  request: Record<string, unknown>,
+  o: Partial<Omit<Job, 'check'>> & { check?: Partial<JobCheck> } = {},
+): Job {
   const { check, ...rest } = o;
   return {
-    id: 'c:1:here', checkId: 'c', checkType, location: 'here', dueAt: 1, timeoutMs: 3000, ...rest,
+    id: 'c:1:here',
+    checkId: 'c',
+    checkType,
+    location: 'here',
+    dueAt: 1,
+    timeoutMs: 3000,
+    ...rest,
     check: { name: 'n', request, degradedResponseTime: null, maxResponseTime: null, shouldFail: false, ...check },
   };
 }

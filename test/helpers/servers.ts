@@ -9,7 +9,9 @@ export interface TcpTarget {
 }
 
 /** Answers each chunk with `reply(chunk)` after `delayMs`, then keeps or closes the connection. */
-export function tcpServer(opts: { host?: string; delayMs?: number; reply?: (data: string) => string; closeAfterReply?: boolean; banner?: string } = {}): Promise<TcpTarget> {
+export function tcpServer(
+  opts: { host?: string; delayMs?: number; reply?: (data: string) => string; closeAfterReply?: boolean; banner?: string } = {},
+): Promise<TcpTarget> {
   const host = opts.host ?? '127.0.0.1';
   const sockets = new Set<net.Socket>();
   const server = net.createServer((s) => {

@@ -17,15 +17,26 @@ afterAll(async () => {
 });
 
 function job(setupScript: string | null, tearDownScript: string | null = null, timeoutMs = 5000) {
-  return jobOf('API', { method: 'GET', url: `${web.url}/echo`, headers: [{ key: 'x-a', value: '1' }] }, {
-    timeoutMs, setupScript, tearDownScript, variables: [{ key: 'SIGNING_KEY', value: 'k3y', secret: true }],
-  });
+  return jobOf(
+    'API',
+    { method: 'GET', url: `${web.url}/echo`, headers: [{ key: 'x-a', value: '1' }] },
+    {
+      timeoutMs,
+      setupScript,
+      tearDownScript,
+      variables: [{ key: 'SIGNING_KEY', value: 'k3y', secret: true }],
+    },
+  );
 }
 const run = (j: Job) => runJob(runApi, j);
 
 describe('API check scripts', () => {
   it('a setup script changes the request before it is sent and can read the check variables', async () => {
-    const out = await run(job(`request.headers['x-signed'] = environment.SIGNING_KEY + ':' + request.headers['x-a']; request.url = request.url + '?from=setup'; console.log('signed');`));
+    const out = await run(
+      job(
+        `request.headers['x-signed'] = environment.SIGNING_KEY + ':' + request.headers['x-a']; request.url = request.url + '?from=setup'; console.log('signed');`,
+      ),
+    );
     expect(out.error).toBeNull();
     const seen = web.seen.at(-1)!;
     expect(seen.headers['x-signed']).toBe('k3y:1');
@@ -35,13 +46,15 @@ describe('API check scripts', () => {
   });
 
   it('a script sees no process, no environment of the agent and cannot escape its context', async () => {
-    const out = await run(job(`
+    const out = await run(
+      job(`
       request.headers['x-process'] = typeof process;
       request.headers['x-require'] = typeof require;
       let escaped = 'blocked';
       try { escaped = String(this.constructor.constructor('return process')().env.API_KEY); } catch (e) {}
       try { escaped = String(console.log.constructor('return process')().env.API_KEY); } catch (e) {}
-      request.headers['x-escape'] = escaped;`));
+      request.headers['x-escape'] = escaped;`),
+    );
     expect(out.error).toBeNull();
     const h = web.seen.at(-1)!.headers;
     expect(h['x-process']).toBe('undefined');
@@ -52,7 +65,9 @@ describe('API check scripts', () => {
   it('names the cause when a script throws, loops or runs out of memory', async () => {
     expect((await run(job(`throw new Error('no token')`))).error).toBe('setup failed: the script threw: no token');
     expect((await run(job(`for (;;) {}`, null, 1500))).error).toMatch(/^setup failed: the script ran longer than \d+ ms$/);
-    expect((await run(job(`const a = []; for (;;) a.push(new Array(1e6).fill(1));`))).error).toBe('setup failed: the script ran out of memory (limit 64 MB)');
+    expect((await run(job(`const a = []; for (;;) a.push(new Array(1e6).fill(1));`))).error).toBe(
+      'setup failed: the script ran out of memory (limit 64 MB)',
+    );
   });
 
   it('a teardown script reads the response and fails the run by throwing', async () => {

@@ -21,30 +21,49 @@ const reqOf = (o: Awaited<ReturnType<typeof run>>) => (o.detail.apiCheckResult a
 
 describe('API runner', () => {
   it('sends method, headers, query, JSON body and basic auth', async () => {
-    const out = await run(job({
-      method: 'POST', url: `${web.url}/echo`, bodyType: 'JSON', body: '{"a":1}',
-      headers: [{ key: 'X-Trace', value: 'abc' }], queryParameters: [{ key: 'page', value: '2' }],
-      basicAuth: { username: 'u', password: 'p' },
-      assertions: [
-        { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' },
-        { source: 'JSON_BODY', property: '$.method', comparison: 'EQUALS', target: 'POST' },
-        { source: 'JSON_BODY', property: '$.query.page', comparison: 'EQUALS', target: '2' },
-        { source: 'JSON_BODY', property: '$.headers', comparison: 'HAS_KEY', target: 'x-trace' },
-        { source: 'JSON_BODY', property: '$.headers.content-type', comparison: 'EQUALS', target: 'application/json' },
-        { source: 'JSON_BODY', property: '$.body', comparison: 'EQUALS', target: '{"a":1}' },
-        { source: 'HEADERS', property: 'X-Request-Method', comparison: 'EQUALS', target: 'POST' },
-        { source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'dTpw' },
-        { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '2000' },
-      ],
-    }));
+    const out = await run(
+      job({
+        method: 'POST',
+        url: `${web.url}/echo`,
+        bodyType: 'JSON',
+        body: '{"a":1}',
+        headers: [{ key: 'X-Trace', value: 'abc' }],
+        queryParameters: [{ key: 'page', value: '2' }],
+        basicAuth: { username: 'u', password: 'p' },
+        assertions: [
+          { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' },
+          { source: 'JSON_BODY', property: '$.method', comparison: 'EQUALS', target: 'POST' },
+          { source: 'JSON_BODY', property: '$.query.page', comparison: 'EQUALS', target: '2' },
+          { source: 'JSON_BODY', property: '$.headers', comparison: 'HAS_KEY', target: 'x-trace' },
+          { source: 'JSON_BODY', property: '$.headers.content-type', comparison: 'EQUALS', target: 'application/json' },
+          { source: 'JSON_BODY', property: '$.body', comparison: 'EQUALS', target: '{"a":1}' },
+          { source: 'HEADERS', property: 'X-Request-Method', comparison: 'EQUALS', target: 'POST' },
+          { source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'dTpw' },
+          { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '2000' },
+        ],
+      }),
+    );
     expect(out.error).toBeNull();
     expect(out.assertions).toHaveLength(9);
     expect(reqOf(out).headers.authorization).toBe('*****');
   });
 
   it('fills {{VARIABLES}} and masks secret values in what it reports', async () => {
-    const vars = [{ key: 'HOST', value: web.url }, { key: 'TOKEN', value: 'account-token' }, { key: 'TOKEN', value: 'tok-secret-1', secret: true }];
-    const out = await run(job({ url: '{{HOST}}/echo?t={{TOKEN}}', headers: [{ key: 'x-token', value: 'Bearer {{TOKEN}}' }], assertions: [{ source: 'JSON_BODY', property: '$.headers.x-token', comparison: 'EQUALS', target: 'Bearer tok-secret-1' }] }, vars));
+    const vars = [
+      { key: 'HOST', value: web.url },
+      { key: 'TOKEN', value: 'account-token' },
+      { key: 'TOKEN', value: 'tok-secret-1', secret: true },
+    ];
+    const out = await run(
+      job(
+        {
+          url: '{{HOST}}/echo?t={{TOKEN}}',
+          headers: [{ key: 'x-token', value: 'Bearer {{TOKEN}}' }],
+          assertions: [{ source: 'JSON_BODY', property: '$.headers.x-token', comparison: 'EQUALS', target: 'Bearer tok-secret-1' }],
+        },
+        vars,
+      ),
+    );
     expect(out.error).toBeNull();
     const shown = JSON.stringify(out.detail);
     expect(shown).not.toContain('tok-secret-1');
@@ -53,15 +72,29 @@ describe('API runner', () => {
   });
 
   it('says which assertion failed and why', async () => {
-    const wrong = await run(job({ url: `${web.url}/json`, assertions: [{ source: 'JSON_BODY', property: '$.status', comparison: 'EQUALS', target: 'down' }] }));
+    const wrong = await run(
+      job({ url: `${web.url}/json`, assertions: [{ source: 'JSON_BODY', property: '$.status', comparison: 'EQUALS', target: 'down' }] }),
+    );
     expect(wrong.error).toBe('assertion failed: JSON_BODY EQUALS "down" (got "up")');
-    const notJson = await run(job({ url: `${web.url}/ok`, assertions: [{ source: 'JSON_BODY', property: '$.a', comparison: 'NOT_NULL' }] }));
+    const notJson = await run(
+      job({ url: `${web.url}/ok`, assertions: [{ source: 'JSON_BODY', property: '$.a', comparison: 'NOT_NULL' }] }),
+    );
     expect(notJson.error).toMatch(/^assertion failed: JSON_BODY NOT_NULL .*: the body is not JSON/);
     expect(res(notJson).body).toBe('ok');
   });
 
   it('sends form bodies with their content type', async () => {
-    const out = await run(job({ method: 'PUT', url: `${web.url}/echo`, bodyType: 'FORM', body: 'a=1&b=2', assertions: [{ source: 'JSON_BODY', property: '$.headers.content-type', comparison: 'EQUALS', target: 'application/x-www-form-urlencoded' }] }));
+    const out = await run(
+      job({
+        method: 'PUT',
+        url: `${web.url}/echo`,
+        bodyType: 'FORM',
+        body: 'a=1&b=2',
+        assertions: [
+          { source: 'JSON_BODY', property: '$.headers.content-type', comparison: 'EQUALS', target: 'application/x-www-form-urlencoded' },
+        ],
+      }),
+    );
     expect(out.error).toBeNull();
   });
 });
@@ -73,7 +106,10 @@ describe('API runner through a proxy', () => {
     try {
       const through = await run({ ...job({ url: `${web.url}/json` }), proxyUrl: proxy.url });
       expect(through.error).toBeNull();
-      expect(proxy.seen.at(-1)).toEqual({ target: new URL(web.url).host, auth: `Basic ${Buffer.from('pxuser:px-pass').toString('base64')}` });
+      expect(proxy.seen.at(-1)).toEqual({
+        target: new URL(web.url).host,
+        auth: `Basic ${Buffer.from('pxuser:px-pass').toString('base64')}`,
+      });
       const wrong = proxy.url.replace('px-pass', 'nope');
       const refused = await run({ ...job({ url: `${web.url}/json` }), proxyUrl: wrong });
       expect(refused.error).toMatch(/^the proxy refused the tunnel to 127\.0\.0\.1:\d+ \(status 407\)$/);

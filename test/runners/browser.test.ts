@@ -31,17 +31,21 @@ describe('browser runner', { timeout: 120_000 }, () => {
   });
 
   it('resolves modules from the pinned runtime only, never from the agent’s own packages', async () => {
-    const out = await run(job(`const { test, expect } = require('@playwright/test');
+    const out = await run(
+      job(`const { test, expect } = require('@playwright/test');
 test('modules', async () => {
   expect(require('playwright-core/package.json').version).toBe('1.58.2');
   require('pino');
-});`), env());
+});`),
+      env(),
+    );
     expect(out.error).toMatch(/Cannot find module 'pino'/);
   });
 
   it('runs each job under its own runtime’s Playwright, side by side', async () => {
     const e = env('/usr/bin/chromium', ['2024.09', '2026.04']);
-    const script = "const { test, expect } = require('@playwright/test'); test('v', async ({ page }) => { await page.setContent('<h1>v</h1>'); await expect(page.locator('h1')).toHaveText('v'); console.log('playwright ' + require('playwright-core/package.json').version); });";
+    const script =
+      "const { test, expect } = require('@playwright/test'); test('v', async ({ page }) => { await page.setContent('<h1>v</h1>'); await expect(page.locator('h1')).toHaveText('v'); console.log('playwright ' + require('playwright-core/package.json').version); });";
     const [old, current] = await Promise.all([run(job(script, '2024.09'), e), run(job(script, '2026.04'), e)]);
     expect([old.error, current.error]).toEqual([null, null]);
     expect((old.detail.browserCheckResult as any).runtimeVersion).toBe('2024.09');
@@ -63,8 +67,15 @@ test('modules', async () => {
     const silent = http.createServer((_req, res) => void held.push(res));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const port = (silent.address() as { port: number }).port;
-    const out = await run(job(`const { test } = require('@playwright/test');
-test('never loads', async ({ page }) => { await page.goto('http://127.0.0.1:${port}/'); });`, '2026.04', 25_000), env());
+    const out = await run(
+      job(
+        `const { test } = require('@playwright/test');
+test('never loads', async ({ page }) => { await page.goto('http://127.0.0.1:${port}/'); });`,
+        '2026.04',
+        25_000,
+      ),
+      env(),
+    );
     expect(out.error).toMatch(/^never loads: Test timeout of \d+ms exceeded/);
     for (const r of held) r.destroy();
     silent.close();
@@ -86,11 +97,14 @@ test('never loads', async ({ page }) => { await page.goto('http://127.0.0.1:${po
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     const port = (site.address() as { port: number }).port;
-    const running = run(job(`const { test } = require('@playwright/test');
+    const running = run(
+      job(`const { test } = require('@playwright/test');
 test('waits', async ({ page }) => {
   await page.goto('http://127.0.0.1:${port}/loaded');
   await page.waitForTimeout(30000);
-});`), e);
+});`),
+      e,
+    );
     await started;
     process.kill((await e.servers.pid('2026.04'))!, 'SIGKILL');
     const out = await running;

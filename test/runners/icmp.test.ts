@@ -14,10 +14,16 @@ const run = (j: Job) => runJob(runIcmp, j);
 
 describe('ICMP runner', () => {
   it('pings 127.0.0.1 and reports loss and latency', async () => {
-    const out = await run(job({ hostname: '127.0.0.1', pingCount: 3, assertions: [
-      { source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '50' },
-      { source: 'JSON_RESPONSE', property: '$.packetLoss', comparison: 'EQUALS', target: '0' },
-    ] }));
+    const out = await run(
+      job({
+        hostname: '127.0.0.1',
+        pingCount: 3,
+        assertions: [
+          { source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '50' },
+          { source: 'JSON_RESPONSE', property: '$.packetLoss', comparison: 'EQUALS', target: '0' },
+        ],
+      }),
+    );
     expect(out.error).toBeNull();
     const r = out.detail.icmpCheckResult as any;
     expect(r).toMatchObject({ packetsSent: 3, packetsReceived: 3, packetLoss: 0, address: '127.0.0.1' });
@@ -33,7 +39,13 @@ describe('ICMP runner', () => {
   });
 
   it('fails a latency assertion with the value it saw', async () => {
-    const out = await run(job({ hostname: '127.0.0.1', pingCount: 1, assertions: [{ source: 'LATENCY', property: 'max', comparison: 'GREATER_THAN', target: '10000' }] }));
+    const out = await run(
+      job({
+        hostname: '127.0.0.1',
+        pingCount: 1,
+        assertions: [{ source: 'LATENCY', property: 'max', comparison: 'GREATER_THAN', target: '10000' }],
+      }),
+    );
     expect(out.error).toMatch(/^assertion failed: LATENCY GREATER_THAN "10000" \(got [\d.]+\)$/);
   });
 });
@@ -42,7 +54,10 @@ describe('ICMP runner', () => {
 // root process stripped of its capabilities, the way an agent runs in a locked-down container.
 const sh = promisify(execFile);
 const dist = (m: string) => fileURLToPath(new URL(`../../dist/checks/${m}`, import.meta.url));
-async function runConfined(pingGroupRange: string, setprivFlags: string[]): Promise<{ engine: string; error: string | null; received: number }> {
+async function runConfined(
+  pingGroupRange: string,
+  setprivFlags: string[],
+): Promise<{ engine: string; error: string | null; received: number }> {
   const script = `
     const { runIcmp } = await import(${JSON.stringify(dist('icmp.js'))});
     const { pingerFor } = await import(${JSON.stringify(dist('icmp-socket.js'))});
@@ -73,7 +88,9 @@ describe('ICMP privileges', () => {
   it('says what to do when neither is possible', async () => {
     const r = await runConfined('1 0', ['--bounding-set', '-net_raw']);
     expect(r.received).toBe(0);
-    expect(r.error).toMatch(/^ICMP is not permitted for this agent: run it as root, keep the ping binary’s cap_net_raw capability \(Docker: --cap-add NET_RAW\)/);
+    expect(r.error).toMatch(
+      /^ICMP is not permitted for this agent: run it as root, keep the ping binary’s cap_net_raw capability \(Docker: --cap-add NET_RAW\)/,
+    );
   });
 });
 
@@ -86,10 +103,16 @@ describe('round-trip statistics', () => {
 
 describe('reading ping output', () => {
   it('parses a full report', () => {
-    const s = parsePing('PING host.test (10.1.2.3) 56(84) bytes of data.\n\n--- host.test ping statistics ---\n5 packets transmitted, 4 received, 20% packet loss, time 805ms\nrtt min/avg/max/mdev = 0.031/0.046/0.070/0.014 ms\n');
+    const s = parsePing(
+      'PING host.test (10.1.2.3) 56(84) bytes of data.\n\n--- host.test ping statistics ---\n5 packets transmitted, 4 received, 20% packet loss, time 805ms\nrtt min/avg/max/mdev = 0.031/0.046/0.070/0.014 ms\n',
+    );
     expect(s).toEqual({ address: '10.1.2.3', sent: 5, received: 4, latency: { min: 0.031, avg: 0.046, max: 0.07, stdDev: 0.014 } });
   });
   it('parses total loss, which has no round-trip line', () => {
-    expect(parsePing('PING 192.0.2.1 (192.0.2.1) 56(84) bytes of data.\n\n--- 192.0.2.1 ping statistics ---\n3 packets transmitted, 0 received, 100% packet loss, time 2050ms\n')).toEqual({ address: '192.0.2.1', sent: 3, received: 0, latency: null });
+    expect(
+      parsePing(
+        'PING 192.0.2.1 (192.0.2.1) 56(84) bytes of data.\n\n--- 192.0.2.1 ping statistics ---\n3 packets transmitted, 0 received, 100% packet loss, time 2050ms\n',
+      ),
+    ).toEqual({ address: '192.0.2.1', sent: 3, received: 0, latency: null });
   });
 });

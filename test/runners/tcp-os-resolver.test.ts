@@ -18,7 +18,21 @@ describe('TCP runner with USE_OS_DNS_RESOLVER=true', () => {
     const { runTcp } = await import('../../src/checks/tcp.js');
     delete process.env.USE_OS_DNS_RESOLVER;
     const out = await runTcp(
-      { id: 'j', checkId: 'c', checkType: 'TCP', location: 'here', dueAt: 0, timeoutMs: 2000, check: { name: 'n', request: { hostname: 'localhost', port: t.port, ipFamily: 'IPv4' }, degradedResponseTime: 3000, maxResponseTime: 5000, shouldFail: false } },
+      {
+        id: 'j',
+        checkId: 'c',
+        checkType: 'TCP',
+        location: 'here',
+        dueAt: 0,
+        timeoutMs: 2000,
+        check: {
+          name: 'n',
+          request: { hostname: 'localhost', port: t.port, ipFamily: 'IPv4' },
+          degradedResponseTime: 3000,
+          maxResponseTime: 5000,
+          shouldFail: false,
+        },
+      },
       { signal: new AbortController().signal, deadline: Date.now() + 2000, log: createLogger('test', 'ERROR') },
     );
     expect(out.error).toBeNull();

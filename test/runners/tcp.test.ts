@@ -21,7 +21,14 @@ const run = (j: Job) => runJob(runTcp, j);
 describe('TCP runner', () => {
   it('connects, sends data, reads the answer and measures each phase', async () => {
     const t = await server({ delayMs: 50, reply: (d) => d.toUpperCase() });
-    const out = await run(job({ hostname: '127.0.0.1', port: t.port, data: 'hello', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'HELLO' }] }));
+    const out = await run(
+      job({
+        hostname: '127.0.0.1',
+        port: t.port,
+        data: 'hello',
+        assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'HELLO' }],
+      }),
+    );
     expect(out.error).toBeNull();
     const r = out.detail.tcpCheckResult as any;
     expect(r.response.data).toBe('HELLO');
@@ -32,21 +39,38 @@ describe('TCP runner', () => {
 
   it('reaches IPv6 targets with ipFamily IPv6', async () => {
     const t = await server({ host: '::1', reply: () => 'six' });
-    const out = await run(job({ hostname: '::1', port: t.port, ipFamily: 'IPv6', data: 'x', assertions: [{ source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'six' }] }));
+    const out = await run(
+      job({
+        hostname: '::1',
+        port: t.port,
+        ipFamily: 'IPv6',
+        data: 'x',
+        assertions: [{ source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'six' }],
+      }),
+    );
     expect(out.error).toBeNull();
     expect((out.detail.tcpCheckResult as any).ipFamily).toBe('IPv6');
   });
 
   it('reads a banner when no data is sent but the data is asserted', async () => {
     const t = await server({ banner: '220 smtp.local ESMTP\r\n' });
-    const out = await run(job({ hostname: '127.0.0.1', port: t.port, assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: '220' }] }));
+    const out = await run(
+      job({ hostname: '127.0.0.1', port: t.port, assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: '220' }] }),
+    );
     expect(out.error).toBeNull();
     expect((out.detail.tcpCheckResult as any).response.data).toContain('ESMTP');
   });
 
   it('fails with a named assertion when the answer is wrong', async () => {
     const t = await server({ reply: () => 'NOPE', closeAfterReply: true });
-    const out = await run(job({ hostname: '127.0.0.1', port: t.port, data: 'x', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'YES' }] }));
+    const out = await run(
+      job({
+        hostname: '127.0.0.1',
+        port: t.port,
+        data: 'x',
+        assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'YES' }],
+      }),
+    );
     expect(out.error).toBe('assertion failed: RESPONSE_DATA EQUALS "YES" (got "NOPE")');
     expect(out.assertions[0]).toMatchObject({ passed: false, actual: 'NOPE' });
   });
@@ -54,7 +78,9 @@ describe('TCP runner', () => {
   it('times out at the deadline with a message saying where it stopped', async () => {
     const t = await server({ delayMs: 10_000 });
     const started = Date.now();
-    const out = await run(job({ hostname: '127.0.0.1', port: t.port, data: 'x', assertions: [{ source: 'RESPONSE_DATA', comparison: 'NOT_EMPTY' }] }, 300));
+    const out = await run(
+      job({ hostname: '127.0.0.1', port: t.port, data: 'x', assertions: [{ source: 'RESPONSE_DATA', comparison: 'NOT_EMPTY' }] }, 300),
+    );
     expect(Date.now() - started).toBeLessThan(2000);
     expect(out.error).toMatch(/^Timed out after \d+ ms while reading from 127\.0\.0\.1:\d+$/);
   });

@@ -18,7 +18,8 @@ afterAll(async () => {
   await Promise.all([plain.close(), secure.close(), six.close()]);
 });
 
-const job = (request: Record<string, unknown>, timeoutMs = 3000) => jobOf('URL', request, { id: 'check-1:1000:here', checkId: 'check-1', dueAt: 1000, timeoutMs });
+const job = (request: Record<string, unknown>, timeoutMs = 3000) =>
+  jobOf('URL', request, { id: 'check-1:1000:here', checkId: 'check-1', dueAt: 1000, timeoutMs });
 const run = (j: Job) => runJob(runUrl, j);
 const result = (out: Awaited<ReturnType<typeof run>>) => out.detail.apiCheckResult as any;
 
@@ -34,7 +35,9 @@ describe('URL runner', () => {
   });
 
   it('fails on a status assertion with the status it got', async () => {
-    const out = await run(job({ url: `${plain.url}/fail`, assertions: [{ source: 'STATUS_CODE', comparison: 'LESS_THAN', target: '400' }] }));
+    const out = await run(
+      job({ url: `${plain.url}/fail`, assertions: [{ source: 'STATUS_CODE', comparison: 'LESS_THAN', target: '400' }] }),
+    );
     expect(out.error).toBe('assertion failed: STATUS_CODE LESS_THAN "400" (got 503)');
   });
 
@@ -45,7 +48,13 @@ describe('URL runner', () => {
   it('follows redirects unless told not to', async () => {
     const followed = await run(job({ url: `${plain.url}/redirect` }));
     expect(result(followed).response).toMatchObject({ status: 200, redirects: 1 });
-    const kept = await run(job({ url: `${plain.url}/redirect`, followRedirects: false, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '302' }] }));
+    const kept = await run(
+      job({
+        url: `${plain.url}/redirect`,
+        followRedirects: false,
+        assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '302' }],
+      }),
+    );
     expect(kept.error).toBeNull();
   });
 
@@ -103,7 +112,9 @@ describe('URL runner, timing while the event loop is busy', () => {
       // Once the request is out, the loop is kept busy for 300 ms: both arrivals fall inside.
       await new Promise((r) => setTimeout(r, 5));
       const busyUntil = Date.now() + 300;
-      while (Date.now() < busyUntil) { /* busy */ }
+      while (Date.now() < busyUntil) {
+        /* busy */
+      }
       const out = await running;
       // The runner turns stack traces off for a moment while undici closes the connection (the
       // server said `Connection: close`); they must be back on for everything after.

@@ -22,7 +22,10 @@ describe('comparisons', () => {
 
 describe('assertions', () => {
   it('apply a regex before comparing, using the first group', () => {
-    const [o] = evaluateAssertions([{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: '42', regex: 'answer=(\\d+)' }], () => 'the answer=42 here');
+    const [o] = evaluateAssertions(
+      [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: '42', regex: 'answer=(\\d+)' }],
+      () => 'the answer=42 here',
+    );
     expect(o.passed).toBe(true);
     expect(o.actual).toBe('42');
   });
@@ -50,10 +53,14 @@ describe('verdict', () => {
 
 describe('check rules', () => {
   it('refuses degradedResponseTime above maxResponseTime', () => {
-    expect(checkRuleViolation({ frequency: 10, frequencyOffset: null, degradedResponseTime: 4000, maxResponseTime: 3000 })?.field).toBe('degradedResponseTime');
+    expect(checkRuleViolation({ frequency: 10, frequencyOffset: null, degradedResponseTime: 4000, maxResponseTime: 3000 })?.field).toBe(
+      'degradedResponseTime',
+    );
   });
   it('names frequencyOffset when it does not fit the frequency', () => {
-    expect(checkRuleViolation({ frequency: 0, frequencyOffset: 15, degradedResponseTime: 1, maxResponseTime: 2 })?.field).toBe('frequencyOffset');
+    expect(checkRuleViolation({ frequency: 0, frequencyOffset: 15, degradedResponseTime: 1, maxResponseTime: 2 })?.field).toBe(
+      'frequencyOffset',
+    );
   });
 });
 

@@ -59,11 +59,21 @@ describe.each(['Dockerfile', 'Dockerfile.uptime'])('%s', (name) => {
     }
   });
   it('carries ping for ICMP checks (iputils keeps its cap_net_raw for a non-root user)', () => {
-    expect(final.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n')).toMatch(/apt-get install[^\n]*iputils-ping/);
+    expect(
+      final
+        .filter((i) => i.op === 'RUN')
+        .map((i) => i.args)
+        .join('\n'),
+    ).toMatch(/apt-get install[^\n]*iputils-ping/);
   });
   it('builds the native addon (ICMP socket, arrival times) and copies it to where the agent loads it from', () => {
     const build = all.filter((i) => i.stage < last);
-    expect(build.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n')).toMatch(/apt-get install[^\n]*g\+\+[\s\S]*npm run build:native/);
+    expect(
+      build
+        .filter((i) => i.op === 'RUN')
+        .map((i) => i.args)
+        .join('\n'),
+    ).toMatch(/apt-get install[^\n]*g\+\+[\s\S]*npm run build:native/);
     const copy = args('COPY').find((c) => c.includes('outpost_native.node'));
     expect(copy).toBe('--from=build /app/src/native/build/Release/outpost_native.node ./src/native/build/Release/');
     const loader = fs.readFileSync(path.join(root, 'src/checks/native.ts'), 'utf8');
@@ -71,7 +81,10 @@ describe.each(['Dockerfile', 'Dockerfile.uptime'])('%s', (name) => {
     expect(pkg.scripts['build:native']).toContain('--directory src/native');
   });
   it('builds with the lock file and without dev dependencies in the image', () => {
-    const runs = all.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');
+    const runs = all
+      .filter((i) => i.op === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
     expect(runs).toMatch(/npm ci/);
     expect(runs).toMatch(/npm run build/);
     expect(runs).toMatch(/npm prune --omit=dev/);
@@ -88,7 +101,10 @@ describe('the two images differ where they must', () => {
     expect(full).toMatch(/2024\.09 2025\.04 2026\.04/);
   });
   it('the full image installs the dependencies of each runtime it carries, from its build argument', () => {
-    const runs = parse(path.join(root, 'Dockerfile')).filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');
+    const runs = parse(path.join(root, 'Dockerfile'))
+      .filter((i) => i.op === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
     expect(runs).toMatch(/for r in \$RUNTIMES; do node dist\/runtimes\/install\.js "\$r"/);
     expect(pkg.scripts['runtimes:install']).toBe('node dist/runtimes/install.js');
     expect(full).toMatch(/OUTPOST_RUNTIMES=\$\{RUNTIMES\}/);

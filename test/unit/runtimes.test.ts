@@ -23,11 +23,21 @@ describe('runtime records (runtimes/<id>/)', () => {
     for (const real of snapshot) {
       const ours = records.find((r) => r.name === real.name)!;
       expect(ours.dependencies).toEqual(real.dependencies);
-      expect(ours).toMatchObject({ multiStepSupport: real.multiStepSupport, nodeJsVersion: real.nodeJsVersion, description: real.description });
+      expect(ours).toMatchObject({
+        multiStepSupport: real.multiStepSupport,
+        nodeJsVersion: real.nodeJsVersion,
+        description: real.description,
+      });
     }
     const newest = records[0];
     expect(Object.keys(newest.dependencies)).toHaveLength(71);
-    expect(newest.dependencies).toMatchObject({ '@playwright/test': '1.58.2', playwright: '1.58.2', prisma: '7.4.1', http: '24.13.1', https: '24.13.1' });
+    expect(newest.dependencies).toMatchObject({
+      '@playwright/test': '1.58.2',
+      playwright: '1.58.2',
+      prisma: '7.4.1',
+      http: '24.13.1',
+      https: '24.13.1',
+    });
   });
 });
 
@@ -46,7 +56,9 @@ describe('pinning a runtime', () => {
     expect(runtimeViolation(list, '2022.10', { isNew: false, changed: false })).toBeNull();
   });
   it('refuses multi-step checks on a runtime without multi-step support', () => {
-    expect(runtimeViolation(list, '2023.02', { isNew: true, changed: true, checkType: 'MULTI_STEP' })).toBe('runtime 2023.02 does not support multi-step checks');
+    expect(runtimeViolation(list, '2023.02', { isNew: true, changed: true, checkType: 'MULTI_STEP' })).toBe(
+      'runtime 2023.02 does not support multi-step checks',
+    );
     expect(runtimeViolation(list, '2023.02', { isNew: true, changed: true, checkType: 'BROWSER' })).toBeNull();
   });
 });

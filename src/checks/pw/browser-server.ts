@@ -8,7 +8,16 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
 
-export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface Server {
   wsEndpoint(): string;
@@ -22,11 +31,17 @@ interface Server {
  * the runtime's playwright-core expects its own. Must run before playwright-core first loads.
  */
 function linkFfmpeg(modules: string, log: Logger): void {
-  const ffmpeg = (process.env.PATH ?? '').split(':').map((d) => path.join(d, 'ffmpeg')).find((f) => fs.existsSync(f));
+  const ffmpeg = (process.env.PATH ?? '')
+    .split(':')
+    .map((d) => path.join(d, 'ffmpeg'))
+    .find((f) => fs.existsSync(f));
   if (!ffmpeg) return;
-  const dir = (process.env.PLAYWRIGHT_BROWSERS_PATH ??= path.join(os.tmpdir(), 'outpost-playwright-browsers'));
+  process.env.PLAYWRIGHT_BROWSERS_PATH ??= path.join(os.tmpdir(), 'outpost-playwright-browsers');
+  const dir = process.env.PLAYWRIGHT_BROWSERS_PATH;
   try {
-    const browsers = JSON.parse(fs.readFileSync(path.join(modules, 'playwright-core', 'browsers.json'), 'utf8')) as { browsers: { name: string; revision: string }[] };
+    const browsers = JSON.parse(fs.readFileSync(path.join(modules, 'playwright-core', 'browsers.json'), 'utf8')) as {
+      browsers: { name: string; revision: string }[];
+    };
     const rev = browsers.browsers.find((b) => b.name === 'ffmpeg')?.revision;
     if (!rev) return;
     const link = path.join(dir, `ffmpeg-${rev}`, 'ffmpeg-linux');
@@ -41,7 +56,10 @@ function linkFfmpeg(modules: string, log: Logger): void {
 export class BrowserServers {
   private servers = new Map<string, Promise<Server>>();
 
-  constructor(private executablePath: string, private log: Logger) {}
+  constructor(
+    private executablePath: string,
+    private log: Logger,
+  ) {}
 
   /** The shared browser of a runtime, started on first use and again after it died. */
   async endpoint(runtimeId: string, modules: string): Promise<string> {
@@ -58,7 +76,14 @@ export class BrowserServers {
     linkFfmpeg(modules, this.log);
     const require = createRequire(path.join(modules, 'noop.js'));
     const { chromium } = require(path.join(modules, 'playwright-core')) as { chromium: { launchServer(o: object): Promise<Server> } };
-    const server = await chromium.launchServer({ executablePath: this.executablePath, headless: true, args: CHROMIUM_FLAGS, host: '127.0.0.1', handleSIGTERM: false, handleSIGINT: false });
+    const server = await chromium.launchServer({
+      executablePath: this.executablePath,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      host: '127.0.0.1',
+      handleSIGTERM: false,
+      handleSIGINT: false,
+    });
     this.log.info({ runtimeId, pid: server.process().pid }, 'browser started');
     server.process().once('exit', () => {
       this.log.warn({ runtimeId }, 'browser exited; the next browser job starts a new one');
@@ -75,6 +100,13 @@ export class BrowserServers {
   async close(): Promise<void> {
     const all = [...this.servers.values()];
     this.servers.clear();
-    await Promise.all(all.map((s) => s.then((x) => x.close(), () => {})));
+    await Promise.all(
+      all.map((s) =>
+        s.then(
+          (x) => x.close(),
+          () => {},
+        ),
+      ),
+    );
   }
 }

@@ -18,14 +18,37 @@ export interface TestOutcome {
   attachments: ReportAttachment[];
 }
 
-interface RawStep { title: string; duration: number; error?: { message?: string }; steps?: RawStep[] }
-interface RawResult { status: TestOutcome['status']; duration: number; errors?: { message?: string }[]; error?: { message?: string }; steps?: RawStep[]; attachments?: ReportAttachment[] }
-interface RawSpec { title: string; file: string; tests: { projectName: string; results: RawResult[] }[] }
-interface RawSuite { title: string; file?: string; specs?: RawSpec[]; suites?: RawSuite[] }
-export interface RawReport { suites?: RawSuite[]; errors?: { message?: string }[] }
+interface RawStep {
+  title: string;
+  duration: number;
+  error?: { message?: string };
+  steps?: RawStep[];
+}
+interface RawResult {
+  status: TestOutcome['status'];
+  duration: number;
+  errors?: { message?: string }[];
+  error?: { message?: string };
+  steps?: RawStep[];
+  attachments?: ReportAttachment[];
+}
+interface RawSpec {
+  title: string;
+  file: string;
+  tests: { projectName: string; results: RawResult[] }[];
+}
+interface RawSuite {
+  title: string;
+  file?: string;
+  specs?: RawSpec[];
+  suites?: RawSuite[];
+}
+export interface RawReport {
+  suites?: RawSuite[];
+  errors?: { message?: string }[];
+}
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g;
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 export const plain = (s: string | undefined) => (s ?? '').replace(ANSI, '');
 
 /** Every test of the report (its last attempt), with suite titles joined into its title. */
@@ -65,6 +88,12 @@ export function firstError(tests: TestOutcome[], report: RawReport): string | nu
     return `${bad.title}: ${msg.trim()}`;
   }
   const global = report.errors?.[0]?.message;
-  if (global) return plain(global).split('\n').find((l) => l.trim())?.trim() ?? 'the test run failed';
+  if (global)
+    return (
+      plain(global)
+        .split('\n')
+        .find((l) => l.trim())
+        ?.trim() ?? 'the test run failed'
+    );
   return null;
 }

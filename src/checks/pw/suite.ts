@@ -17,7 +17,11 @@ import { CHROMIUM_FLAGS } from './browser-server.js';
 
 export type SuiteKind = 'BROWSER' | 'MULTI_STEP' | 'PLAYWRIGHT';
 
-const RESULT_KEY: Record<SuiteKind, string> = { BROWSER: 'browserCheckResult', MULTI_STEP: 'multiStepCheckResult', PLAYWRIGHT: 'playwrightCheckResult' };
+const RESULT_KEY: Record<SuiteKind, string> = {
+  BROWSER: 'browserCheckResult',
+  MULTI_STEP: 'multiStepCheckResult',
+  PLAYWRIGHT: 'playwrightCheckResult',
+};
 const LOG_LIMIT = 64 * 1024;
 /** Time the runner needs around the tests: starting, connecting, writing its report. */
 const RUNNER_MARGIN_MS = 5000;
@@ -59,7 +63,15 @@ function writeFile(root: string, rel: string, content: string): void {
   fs.writeFileSync(file, content);
 }
 
-function configSource(o: { userConfig: string | null; testMatch: string | null; wsEndpoint: string | null; timeoutMs: number; reportFile: string; outputDir: string; use: Record<string, unknown> }): string {
+function configSource(o: {
+  userConfig: string | null;
+  testMatch: string | null;
+  wsEndpoint: string | null;
+  timeoutMs: number;
+  reportFile: string;
+  outputDir: string;
+  use: Record<string, unknown>;
+}): string {
   const ours = {
     reporter: [['json', { outputFile: o.reportFile }]],
     outputDir: o.outputDir,
@@ -73,7 +85,9 @@ function configSource(o: { userConfig: string | null; testMatch: string | null; 
     forbidOnly: false,
   };
   // The shared browser, or (multi-step checks, which rarely need one) Chromium launched on use.
-  const browser = o.wsEndpoint ? { connectOptions: { wsEndpoint: o.wsEndpoint } } : { launchOptions: { executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_FLAGS } };
+  const browser = o.wsEndpoint
+    ? { connectOptions: { wsEndpoint: o.wsEndpoint } }
+    : { launchOptions: { executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_FLAGS } };
   return `
 const user = ${o.userConfig ? `(() => { const m = require(${JSON.stringify(o.userConfig)}); return m && m.default ? m.default : m; })()` : '{}'};
 const browser = ${JSON.stringify(browser)};
@@ -93,12 +107,20 @@ module.exports = {
  * any) with the report, the output folder, the time limits and the browser. Returns where
  * things are, or why the check's files cannot be used.
  */
-function writeJobFolder(kind: SuiteKind, code: CheckCode, o: { dir: string; modules: string; wsEndpoint: string | null; deadline: number }): { configDir: string; configFile: string; reportFile: string } | string {
+function writeJobFolder(
+  kind: SuiteKind,
+  code: CheckCode,
+  o: { dir: string; modules: string; wsEndpoint: string | null; deadline: number },
+): { configDir: string; configFile: string; reportFile: string } | string {
   const { dir, modules, wsEndpoint, deadline } = o;
   writeFile(dir, 'node_modules/@playwright/test/package.json', '{"name":"@playwright/test","main":"index.js"}');
   writeFile(dir, 'node_modules/@playwright/test/index.js', testShim(path.join(modules, '@playwright', 'test')));
   writeFile(dir, 'node_modules/playwright/package.json', '{"name":"playwright","main":"index.js"}');
-  writeFile(dir, 'node_modules/playwright/index.js', playwrightShim(path.join(modules, 'playwright'), wsEndpoint ?? '', path.join(dir, 'plain-observations.json')));
+  writeFile(
+    dir,
+    'node_modules/playwright/index.js',
+    playwrightShim(path.join(modules, 'playwright'), wsEndpoint ?? '', path.join(dir, 'plain-observations.json')),
+  );
   for (const d of code.dependencies ?? []) {
     const rel = safeRelative(d.path);
     if (!rel || rel.startsWith('node_modules/')) return `dependency path ${JSON.stringify(d.path)} leaves the check's folder`;
@@ -109,7 +131,8 @@ function writeJobFolder(kind: SuiteKind, code: CheckCode, o: { dir: string; modu
   let testMatch: string | null = null;
   if (kind === 'PLAYWRIGHT') {
     const rel = safeRelative(code.playwrightConfigPath ?? 'playwright.config.ts');
-    if (!rel || !fs.existsSync(path.join(dir, rel))) return `the Playwright config ${code.playwrightConfigPath ?? 'playwright.config.ts'} is not among the check's files`;
+    if (!rel || !fs.existsSync(path.join(dir, rel)))
+      return `the Playwright config ${code.playwrightConfigPath ?? 'playwright.config.ts'} is not among the check's files`;
     userConfig = path.join(dir, rel);
     configDir = path.dirname(userConfig);
   } else {
@@ -122,7 +145,18 @@ function writeJobFolder(kind: SuiteKind, code: CheckCode, o: { dir: string; modu
   const reportFile = path.join(dir, '.outpost', 'report.json');
   const budget = Math.max(1000, deadline - Date.now() - RUNNER_MARGIN_MS);
   const configFile = path.join(configDir, '.outpost.config.cjs');
-  fs.writeFileSync(configFile, configSource({ userConfig, testMatch, wsEndpoint, timeoutMs: budget, reportFile, outputDir: path.join(dir, '.outpost', 'results'), use }));
+  fs.writeFileSync(
+    configFile,
+    configSource({
+      userConfig,
+      testMatch,
+      wsEndpoint,
+      timeoutMs: budget,
+      reportFile,
+      outputDir: path.join(dir, '.outpost', 'results'),
+      use,
+    }),
+  );
   return { configDir, configFile, reportFile };
 }
 
@@ -130,7 +164,11 @@ function writeJobFolder(kind: SuiteKind, code: CheckCode, o: { dir: string; modu
  * The runtime's test runner, as its own process group (runner and worker stop together), with
  * its output kept up to LOG_LIMIT; killed at the job's deadline or when the agent gives up.
  */
-function runTestRunner(args: string[], opts: { cwd: string; env: Record<string, string> }, ctx: RunContext): Promise<{ code: number | null; log: string; killed: boolean }> {
+function runTestRunner(
+  args: string[],
+  opts: { cwd: string; env: Record<string, string> },
+  ctx: RunContext,
+): Promise<{ code: number | null; log: string; killed: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let log = '';
@@ -144,7 +182,9 @@ function runTestRunner(args: string[], opts: { cwd: string; env: Record<string, 
       killed = true;
       try {
         process.kill(-child.pid!, 'SIGKILL');
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
     };
     const timer = setTimeout(kill, Math.max(1000, ctx.deadline - Date.now()));
     ctx.signal.addEventListener('abort', kill, { once: true });
@@ -164,7 +204,10 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
   const runtimeId = job.runtimeId ?? '';
   if (!env) return failure(kind, `this agent cannot run ${kind} checks: it has no browser environment`);
   if (!env.carried.has(runtimeId)) {
-    return failure(kind, `this agent does not carry runtime ${runtimeId || '(none)'} (it carries ${[...env.carried].join(', ') || 'none'}); the check was not run under another runtime`);
+    return failure(
+      kind,
+      `this agent does not carry runtime ${runtimeId || '(none)'} (it carries ${[...env.carried].join(', ') || 'none'}); the check was not run under another runtime`,
+    );
   }
   const code = job.check.code ?? {};
   const vars = variableMap(job.variables);
@@ -201,14 +244,21 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
 
     const run = await runTestRunner(args, { cwd: configDir, env: childEnv }, ctx);
     const endTime = Date.now();
-    const jobLog = maskSecrets(plain(run.log), vars).split('\n').filter((l) => l.trim()).slice(-200);
+    const jobLog = maskSecrets(plain(run.log), vars)
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(-200);
 
     let report: RawReport | null = null;
     try {
       report = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as RawReport;
-    } catch { /* no report: the runner died or never started */ }
+    } catch {
+      /* no report: the runner died or never started */
+    }
     if (!report) {
-      const why = run.killed ? `the run was stopped at its time limit (${Math.round((ctx.deadline - startTime) / 1000)} s)` : `the test runner exited with code ${run.code} before reporting: ${jobLog.slice(-3).join(' / ') || 'no output'}`;
+      const why = run.killed
+        ? `the run was stopped at its time limit (${Math.round((ctx.deadline - startTime) / 1000)} s)`
+        : `the test runner exited with code ${run.code} before reporting: ${jobLog.slice(-3).join(' / ') || 'no output'}`;
       return failure(kind, maskSecrets(why, vars), { startTime, endTime, runtimeVersion: runtimeId, jobLog });
     }
     const tests = testsOf(report);
@@ -230,16 +280,29 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
     for (const t of tests) {
       for (const att of t.attachments) {
         if (att.name === 'outpost-observations' && att.body) {
-          try { observations.push(JSON.parse(Buffer.from(att.body, 'base64').toString('utf8'))); } catch { /* ignore */ }
+          try {
+            observations.push(JSON.parse(Buffer.from(att.body, 'base64').toString('utf8')));
+          } catch {
+            /* ignore */
+          }
         } else if (att.path) {
-          const kindOf = att.name === 'trace' ? 'trace' : att.name === 'video' ? 'video' : att.contentType.startsWith('image/') ? 'screenshot' : 'file';
-          await upload(att.path, `${kindOf === 'file' ? att.name : kindOf}-${links.length + 1}${path.extname(att.path)}`, att.contentType, kindOf, t.title);
+          const kindOf =
+            att.name === 'trace' ? 'trace' : att.name === 'video' ? 'video' : att.contentType.startsWith('image/') ? 'screenshot' : 'file';
+          await upload(
+            att.path,
+            `${kindOf === 'file' ? att.name : kindOf}-${links.length + 1}${path.extname(att.path)}`,
+            att.contentType,
+            kindOf,
+            t.title,
+          );
         }
       }
     }
     try {
       observations.push(...(JSON.parse(fs.readFileSync(path.join(dir, 'plain-observations.json'), 'utf8')) as Record<string, unknown>[]));
-    } catch { /* a test-runner script, or none recorded */ }
+    } catch {
+      /* a test-runner script, or none recorded */
+    }
     // The report quotes errors and logs verbatim: it leaves the agent with secrets masked.
     fs.writeFileSync(reportFile, maskSecrets(fs.readFileSync(reportFile, 'utf8'), vars));
     await upload(reportFile, 'report.json', 'application/json', 'report', '');
@@ -250,32 +313,37 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
     const pages = observations.flatMap((o) => (o.pages as unknown[]) ?? []);
     const responseTime = tests.reduce((s, t) => s + t.duration, 0);
     const url = (k: string) => links.filter((l) => l.kind === k).map((l) => l.url);
-    const result = maskDeep({
-      type: 'PLAYWRIGHT_TEST',
-      runtimeVersion: runtimeId,
-      startTime,
-      endTime,
-      errors: tests.flatMap((t) => t.errors.map((e) => ({ test: t.title, message: e }))),
-      artifactErrors: uploadErrors,
-      traceSummary: {
-        consoleErrors: consoleLog.filter((c) => (c as { level: string }).level === 'error').length,
-        networkErrors: networkLog.filter((n) => n.failed || (n.status ?? 0) >= 400).length,
-        documentErrors: pageErrors.length,
-        userScriptErrors: tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped').length,
+    const result = maskDeep(
+      {
+        type: 'PLAYWRIGHT_TEST',
+        runtimeVersion: runtimeId,
+        startTime,
+        endTime,
+        errors: tests.flatMap((t) => t.errors.map((e) => ({ test: t.title, message: e }))),
+        artifactErrors: uploadErrors,
+        traceSummary: {
+          consoleErrors: consoleLog.filter((c) => (c as { level: string }).level === 'error').length,
+          networkErrors: networkLog.filter((n) => n.failed || (n.status ?? 0) >= 400).length,
+          documentErrors: pageErrors.length,
+          userScriptErrors: tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped').length,
+        },
+        pages,
+        consoleLog,
+        networkLog,
+        tests: tests.map(({ attachments: _a, ...t }) => t),
+        ...(kind === 'MULTI_STEP' ? { steps: tests.flatMap((t) => t.steps) } : {}),
+        jobLog,
+        jobAssets: links.map(({ kind: k, test, ...l }) => ({ ...l, kind: k, test })),
+        screenshots: url('screenshot'),
+        playwrightTestTraces: url('trace'),
+        playwrightTestVideos: url('video'),
+        playwrightTestJsonReportFile: url('report')[0] ?? null,
+        ...(kind === 'PLAYWRIGHT'
+          ? { playwrightTraceFiles: links.filter((l) => l.kind === 'trace').map((l) => ({ url: l.url, name: l.test, filename: l.name })) }
+          : {}),
       },
-      pages,
-      consoleLog,
-      networkLog,
-      tests: tests.map(({ attachments: _a, ...t }) => t),
-      ...(kind === 'MULTI_STEP' ? { steps: tests.flatMap((t) => t.steps) } : {}),
-      jobLog,
-      jobAssets: links.map(({ kind: k, test, ...l }) => ({ ...l, kind: k, test })),
-      screenshots: url('screenshot'),
-      playwrightTestTraces: url('trace'),
-      playwrightTestVideos: url('video'),
-      playwrightTestJsonReportFile: url('report')[0] ?? null,
-      ...(kind === 'PLAYWRIGHT' ? { playwrightTraceFiles: links.filter((l) => l.kind === 'trace').map((l) => ({ url: l.url, name: l.test, filename: l.name })) } : {}),
-    }, vars);
+      vars,
+    );
     return {
       responseTime,
       error: error ? maskSecrets(error, vars) : null,

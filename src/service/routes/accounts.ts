@@ -34,10 +34,14 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     return a;
   }
 
-  app.get<{ Params: { accountId: string } }>('/v1/accounts/:accountId', { schema: { params } }, async (req) => view(await own(req.accountId, req.params.accountId)));
+  app.get<{ Params: { accountId: string } }>('/v1/accounts/:accountId', { schema: { params } }, async (req) =>
+    view(await own(req.accountId, req.params.accountId)),
+  );
   app.get('/v1/accounts/me', async (req) => view(await own(req.accountId, req.accountId)));
   app.get('/next/accounts', async (req) => [view(await own(req.accountId, req.accountId))]);
-  app.get<{ Params: { accountId: string } }>('/next/accounts/:accountId', { schema: { params } }, async (req) => view(await own(req.accountId, req.params.accountId)));
+  app.get<{ Params: { accountId: string } }>('/next/accounts/:accountId', { schema: { params } }, async (req) =>
+    view(await own(req.accountId, req.params.accountId)),
+  );
   app.get('/next/users/me', async (req) => {
     const a = await getAccount(deps.db, req.accountId);
     if (!a) throw new ApiError(401, 'Invalid API key');

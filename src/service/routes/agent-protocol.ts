@@ -107,7 +107,13 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       lastSeenWrite.set(grant.privateLocationId, Date.now());
       await markSeen(deps.db, grant.privateLocationId);
     }
-    return { keyId: grant.keyId, privateLocationId: grant.privateLocationId, slugName: grant.slugName, proxyUrl: grant.proxyUrl, queueKeys: [`pl:${grant.privateLocationId}`] };
+    return {
+      keyId: grant.keyId,
+      privateLocationId: grant.privateLocationId,
+      slugName: grant.slugName,
+      proxyUrl: grant.proxyUrl,
+      queueKeys: [`pl:${grant.privateLocationId}`],
+    };
   }
 
   /**
@@ -123,48 +129,70 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
 
   const opts = (body: object, extra: object = {}) => ({ schema: { body }, config: { auth: 'agent' as const }, ...extra });
 
-  app.post<{ Body: { agentId: string; version: string; profile: string; runtimes: string[] } }>('/agent/v1/register', opts(registerBody), async (req) => {
-    const c = await caller(req);
-    const b = req.body;
-    deps.agents.seen({ id: b.agentId, version: b.version, profile: b.profile, runtimes: b.runtimes, privateLocationId: c.privateLocationId });
-    deps.log.info({ agentId: b.agentId, version: b.version, location: c.slugName ?? 'data centers' }, 'agent registered');
-    return {
-      protocolVersion: PROTOCOL_VERSION,
-      agentId: b.agentId,
-      location: c.privateLocationId ? { privateLocationId: c.privateLocationId, slugName: c.slugName } : { dataCenters: [...LOCATIONS] },
-      leaseSeconds: deps.config.leaseSeconds,
-      pollSeconds: deps.config.pollSeconds,
-    };
-  });
+  app.post<{ Body: { agentId: string; version: string; profile: string; runtimes: string[] } }>(
+    '/agent/v1/register',
+    opts(registerBody),
+    async (req) => {
+      const c = await caller(req);
+      const b = req.body;
+      deps.agents.seen({
+        id: b.agentId,
+        version: b.version,
+        profile: b.profile,
+        runtimes: b.runtimes,
+        privateLocationId: c.privateLocationId,
+      });
+      deps.log.info({ agentId: b.agentId, version: b.version, location: c.slugName ?? 'data centers' }, 'agent registered');
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentId: b.agentId,
+        location: c.privateLocationId ? { privateLocationId: c.privateLocationId, slugName: c.slugName } : { dataCenters: [...LOCATIONS] },
+        leaseSeconds: deps.config.leaseSeconds,
+        pollSeconds: deps.config.pollSeconds,
+      };
+    },
+  );
 
-  app.post<{ Body: { agentId: string; max: number; maxBrowser: number; waitMs: number; running: string[] } }>('/agent/v1/jobs/lease', opts(leaseBody), async (req, reply) => {
-    const c = await caller(req);
-    const b = req.body;
-    if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
-    deps.jobs.extend(b.agentId, b.running);
-    const l = lanes(c, b.agentId);
-    const maxBrowser = Math.min(b.max, b.maxBrowser);
-    // Without a free browser slot the runtime lanes are not read at all (nor waited on).
-    const queueKeys = maxBrowser > 0 ? l.all : l.all.filter((k) => !l.browser.has(k));
-    const lessee: Lessee = { agentId: b.agentId, queueKeys, keyId: c.keyId, browserKeys: l.browser, maxBrowser };
-    const gone = new AbortController();
-    // 'close' before we answer means the agent went away: its jobs must not be handed to nobody.
-    reply.raw.once('close', () => gone.abort());
-    const jobs = await deps.jobs.lease(lessee, b.max, Math.min(b.waitMs, deps.config.pollSeconds * 1000), gone.signal);
-    if (jobs === 'revoked') throw new ApiError(401, 'Invalid or revoked private-location key');
-    deps.agents.touch(b.agentId);
-    // API checks from a private location go out through its proxy, when it has one.
-    return { jobs: c.proxyUrl ? jobs.map((j) => (j.checkType === 'API' ? { ...j, proxyUrl: c.proxyUrl } : j)) : jobs };
-  });
+  app.post<{ Body: { agentId: string; max: number; maxBrowser: number; waitMs: number; running: string[] } }>(
+    '/agent/v1/jobs/lease',
+    opts(leaseBody),
+    async (req, reply) => {
+      const c = await caller(req);
+      const b = req.body;
+      if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
+      deps.jobs.extend(b.agentId, b.running);
+      const l = lanes(c, b.agentId);
+      const maxBrowser = Math.min(b.max, b.maxBrowser);
+      // Without a free browser slot the runtime lanes are not read at all (nor waited on).
+      const queueKeys = maxBrowser > 0 ? l.all : l.all.filter((k) => !l.browser.has(k));
+      const lessee: Lessee = { agentId: b.agentId, queueKeys, keyId: c.keyId, browserKeys: l.browser, maxBrowser };
+      const gone = new AbortController();
+      // 'close' before we answer means the agent went away: its jobs must not be handed to nobody.
+      reply.raw.once('close', () => gone.abort());
+      const jobs = await deps.jobs.lease(lessee, b.max, Math.min(b.waitMs, deps.config.pollSeconds * 1000), gone.signal);
+      if (jobs === 'revoked') throw new ApiError(401, 'Invalid or revoked private-location key');
+      deps.agents.touch(b.agentId);
+      // API checks from a private location go out through its proxy, when it has one.
+      return { jobs: c.proxyUrl ? jobs.map((j) => (j.checkType === 'API' ? { ...j, proxyUrl: c.proxyUrl } : j)) : jobs };
+    },
+  );
 
-  app.post<{ Body: { agentId: string; results: RunResult[] } }>('/agent/v1/results', opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }), async (req) => {
-    const c = await caller(req);
-    deps.agents.touch(req.body.agentId);
-    const accepted = await deps.jobs.complete(req.body.results, lanes(c, req.body.agentId).all);
-    return { accepted };
-  });
+  app.post<{ Body: { agentId: string; results: RunResult[] } }>(
+    '/agent/v1/results',
+    opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }),
+    async (req) => {
+      const c = await caller(req);
+      deps.agents.touch(req.body.agentId);
+      const accepted = await deps.jobs.complete(req.body.results, lanes(c, req.body.agentId).all);
+      return { accepted };
+    },
+  );
 
-  const deregisterBody = { type: 'object', required: ['agentId'], properties: { agentId, release: { type: 'array', items: { type: 'string' }, default: [] } } };
+  const deregisterBody = {
+    type: 'object',
+    required: ['agentId'],
+    properties: { agentId, release: { type: 'array', items: { type: 'string' }, default: [] } },
+  };
   app.post<{ Body: { agentId: string; release: string[] } }>('/agent/v1/deregister', opts(deregisterBody), async (req) => {
     await caller(req);
     deps.jobs.release(req.body.agentId, req.body.release);
@@ -181,7 +209,12 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const query = {
       type: 'object',
       required: ['agentId', 'jobId', 'name'],
-      properties: { agentId, jobId: { type: 'string', minLength: 1 }, name: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$' }, type: { type: 'string', maxLength: 100, default: 'application/octet-stream' } },
+      properties: {
+        agentId,
+        jobId: { type: 'string', minLength: 1 },
+        name: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$' },
+        type: { type: 'string', maxLength: 100, default: 'application/octet-stream' },
+      },
     };
     child.post<{ Querystring: { agentId: string; jobId: string; name: string; type: string } }>(
       '/agent/v1/artifacts',
@@ -190,11 +223,16 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
         const c = await caller(req);
         const { agentId: who, jobId, name, type } = req.query;
         const q = deps.jobs.leased(jobId, who);
-        if (!q || !lanes(c, who).all.includes(q.queueKey)) throw new ApiError(409, `job ${jobId} is not running on agent ${who}`, { jobId });
+        if (!q || !lanes(c, who).all.includes(q.queueKey))
+          throw new ApiError(409, `job ${jobId} is not running on agent ${who}`, { jobId });
         // The answer goes out at once; Node then reads and drops the rest of the body, so the
         // agent sees the 413 instead of a connection reset in the middle of its upload.
         const tooLarge = (size?: number) => {
-          return new ApiError(413, `artifact ${name} is larger than the ${ARTIFACT_MAX_BYTES / 1024 / 1024} MB limit${size ? ` (${size} bytes)` : ''}`, { field: 'body', rule: 'maxBytes', limit: ARTIFACT_MAX_BYTES });
+          return new ApiError(
+            413,
+            `artifact ${name} is larger than the ${ARTIFACT_MAX_BYTES / 1024 / 1024} MB limit${size ? ` (${size} bytes)` : ''}`,
+            { field: 'body', rule: 'maxBytes', limit: ARTIFACT_MAX_BYTES },
+          );
         };
         const declared = Number(req.headers['content-length']);
         if (declared > ARTIFACT_MAX_BYTES) {
@@ -222,7 +260,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   // agent trouble in one place.
   app.post<{ Body: { agentId: string; events: Record<string, unknown>[] } }>('/agent/v1/events', opts(eventsBody), async (req) => {
     const c = await caller(req);
-    for (const e of req.body.events) deps.log.warn({ agentId: req.body.agentId, location: c.slugName ?? 'data centers', event: e }, 'agent reported an error');
+    for (const e of req.body.events)
+      deps.log.warn({ agentId: req.body.agentId, location: c.slugName ?? 'data centers', event: e }, 'agent reported an error');
     return { ok: true };
   });
 };

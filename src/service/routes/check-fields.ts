@@ -17,7 +17,10 @@ export const alertSettingsSchema = {
     timeBasedEscalation: { type: 'object', properties: { minutesFailingThreshold: { type: 'integer', enum: [5, 10, 15, 30] } } },
     reminders: {
       type: 'object',
-      properties: { amount: { type: 'integer', enum: [0, 1, 2, 3, 4, 5, 100000] }, interval: { type: 'integer', enum: [1, 2, 3, 4, 5, 10, 15, 30] } },
+      properties: {
+        amount: { type: 'integer', enum: [0, 1, 2, 3, 4, 5, 100000] },
+        interval: { type: 'integer', enum: [1, 2, 3, 4, 5, 10, 15, 30] },
+      },
     },
     parallelRunFailureThreshold: {
       type: 'object',
@@ -76,7 +79,11 @@ export const commonCheckProperties = {
   runtimeId: nullable({ type: 'string', enum: [...RUNTIME_IDS] }),
   alertChannelSubscriptions: {
     type: 'array',
-    items: { type: 'object', required: ['alertChannelId', 'activated'], properties: { alertChannelId: { type: 'number' }, activated: { type: 'boolean' } } },
+    items: {
+      type: 'object',
+      required: ['alertChannelId', 'activated'],
+      properties: { alertChannelId: { type: 'number' }, activated: { type: 'boolean' } },
+    },
   },
   retryStrategy: retryStrategySchema,
   triggerIncident: triggerIncidentSchema,
@@ -93,12 +100,16 @@ export const autoAssignQuery = {
 
 export const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } };
 
+/** A create or update body once its route's JSON schema has passed it: check fields by name. */
+export type CheckBody = Partial<CheckConfig>;
+
 /** Defaults the spec gives for a new check; type-specific ones come from the caller. */
-export function newCheckConfig(body: Record<string, any>, typeDefaults: Partial<CheckConfig>): CheckConfig {
-  const pick = <T>(k: string, d: T): T => (body[k] === undefined ? d : body[k]);
+export function newCheckConfig(body: CheckBody, typeDefaults: Partial<CheckConfig>): CheckConfig {
+  const pick = <K extends keyof CheckConfig>(k: K, d: CheckConfig[K]): CheckConfig[K] =>
+    (body[k] === undefined ? d : body[k]) as CheckConfig[K];
   const frequency = pick('frequency', typeDefaults.frequency ?? 10);
   return {
-    name: body.name,
+    name: body.name as string,
     activated: pick('activated', true),
     muted: pick('muted', false),
     doubleCheck: pick('doubleCheck', true),
@@ -120,12 +131,12 @@ export function newCheckConfig(body: Record<string, any>, typeDefaults: Partial<
     frequencyOffset: defaultOffset(frequency, body.frequencyOffset),
     degradedResponseTime: pick('degradedResponseTime', typeDefaults.degradedResponseTime ?? null),
     maxResponseTime: pick('maxResponseTime', typeDefaults.maxResponseTime ?? null),
-    request: body.request,
+    request: body.request ?? {},
   };
 }
 
 /** A partial update: given fields replace stored ones; `request` merges one level deep. */
-export function mergeCheckConfig(stored: CheckConfig, body: Record<string, any>): CheckConfig {
+export function mergeCheckConfig(stored: CheckConfig, body: CheckBody): CheckConfig {
   const next: CheckConfig = { ...stored };
   for (const [k, v] of Object.entries(body)) {
     if (v === undefined || k === 'checkType' || k === 'id') continue;
@@ -154,11 +165,15 @@ export async function assertValidCheck(db: Queryable, accountId: string, cfg: Ch
     const known = new Set(found.map((r) => r.slug_name));
     const missing = slugs.filter((s) => !known.has(s));
     if (missing.length) {
-      throw new ApiError(400, `privateLocations names no private location with slugName ${missing.map((m) => JSON.stringify(m)).join(', ')}`, {
-        field: 'privateLocations',
-        rule: 'exists',
-        missing,
-      });
+      throw new ApiError(
+        400,
+        `privateLocations names no private location with slugName ${missing.map((m) => JSON.stringify(m)).join(', ')}`,
+        {
+          field: 'privateLocations',
+          rule: 'exists',
+          missing,
+        },
+      );
     }
   }
 }
@@ -166,7 +181,12 @@ export async function assertValidCheck(db: Queryable, accountId: string, cfg: Ch
 const environmentVariable = {
   type: 'object',
   required: ['key', 'value'],
-  properties: { key: { type: 'string', minLength: 1, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, value: { type: 'string' }, locked: { type: 'boolean' }, secret: { type: 'boolean' } },
+  properties: {
+    key: { type: 'string', minLength: 1, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+    value: { type: 'string' },
+    locked: { type: 'boolean' },
+    secret: { type: 'boolean' },
+  },
 };
 /** The check's own variables (at most 50, as the spec says). */
 export const environmentVariablesSchema = nullable({ type: 'array', maxItems: 50, items: environmentVariable });
@@ -178,7 +198,10 @@ export const dependenciesSchema = nullable({
   items: {
     type: 'object',
     required: ['path', 'content'],
-    properties: { path: { type: 'string', minLength: 1, maxLength: 500, pattern: '^(?!/)(?!.*(^|/)\\.\\.(/|$))(?!node_modules/)[^\\\\]+$' }, content: { type: 'string', maxLength: 5 * 1024 * 1024 } },
+    properties: {
+      path: { type: 'string', minLength: 1, maxLength: 500, pattern: '^(?!/)(?!.*(^|/)\\.\\.(/|$))(?!node_modules/)[^\\\\]+$' },
+      content: { type: 'string', maxLength: 5 * 1024 * 1024 },
+    },
   },
 });
 

@@ -27,9 +27,16 @@ const triggerBody = {
   },
 };
 const sessionParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } };
-const completionQuery = { type: 'object', properties: { maxWaitSeconds: { type: 'integer', minimum: 1, maximum: AWAIT_MAX_SECONDS, default: AWAIT_DEFAULT_SECONDS } } };
+const completionQuery = {
+  type: 'object',
+  properties: { maxWaitSeconds: { type: 'integer', minimum: 1, maximum: AWAIT_MAX_SECONDS, default: AWAIT_DEFAULT_SECONDS } },
+};
 const checkParams = { type: 'object', required: ['checkId'], properties: { checkId: { type: 'string', minLength: 1 } } };
-const tokenParams = { type: 'object', required: ['checkId', 'token'], properties: { checkId: { type: 'string' }, token: { type: 'string', maxLength: 200 } } };
+const tokenParams = {
+  type: 'object',
+  required: ['checkId', 'token'],
+  properties: { checkId: { type: 'string' }, token: { type: 'string', maxLength: 200 } },
+};
 
 /** A check matches when it carries every tag of at least one group. */
 export function matchesTags(tags: string[], groups: string[][]): boolean {
@@ -39,16 +46,23 @@ export function matchesTags(tags: string[], groups: string[][]): boolean {
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   const { sessions } = deps;
 
-  app.post<{ Body: { target?: { checkId?: string[]; matchTags?: string[][] } } }>('/v2/check-sessions/trigger', { schema: { body: triggerBody } }, async (req, reply) => {
-    const t = req.body.target ?? {};
-    let rows = await deps.db.query<CheckRow>(`SELECT * FROM checks WHERE account_id = $1 AND check_type <> 'HEARTBEAT' ORDER BY created_at, id`, [req.accountId]);
-    if (t.checkId) rows = rows.filter((r) => t.checkId!.includes(r.id));
-    if (t.matchTags) rows = rows.filter((r) => matchesTags(r.config.tags ?? [], t.matchTags!));
-    if (rows.length === 0) throw new ApiError(404, 'No check matches the target', { target: t });
-    const started = await sessions.start(rows, 'TRIGGER_API');
-    const views = await Promise.all(started.map((s) => sessions.view(s)));
-    return reply.code(201).send({ sessions: views.map(({ results: _r, ...rest }) => rest) });
-  });
+  app.post<{ Body: { target?: { checkId?: string[]; matchTags?: string[][] } } }>(
+    '/v2/check-sessions/trigger',
+    { schema: { body: triggerBody } },
+    async (req, reply) => {
+      const t = req.body.target ?? {};
+      let rows = await deps.db.query<CheckRow>(
+        `SELECT * FROM checks WHERE account_id = $1 AND check_type <> 'HEARTBEAT' ORDER BY created_at, id`,
+        [req.accountId],
+      );
+      if (t.checkId) rows = rows.filter((r) => t.checkId!.includes(r.id));
+      if (t.matchTags) rows = rows.filter((r) => matchesTags(r.config.tags ?? [], t.matchTags!));
+      if (rows.length === 0) throw new ApiError(404, 'No check matches the target', { target: t });
+      const started = await sessions.start(rows, 'TRIGGER_API');
+      const views = await Promise.all(started.map((s) => sessions.view(s)));
+      return reply.code(201).send({ sessions: views.map(({ results: _r, ...rest }) => rest) });
+    },
+  );
 
   for (const v of ['v1', 'v2']) {
     app.get<{ Params: { id: string } }>(`/${v}/check-sessions/:id`, { schema: { params: sessionParams } }, async (req) => {
@@ -66,7 +80,11 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
         if (s === 'missing') throw notFound('Check session', req.params.id);
         if (!s) {
           reply.header('Retry-After', '1');
-          return reply.code(408).send(errorBody(408, `Check session ${req.params.id} is still running after ${req.query.maxWaitSeconds} s; ask again`, { checkSessionId: req.params.id }));
+          return reply.code(408).send(
+            errorBody(408, `Check session ${req.params.id} is still running after ${req.query.maxWaitSeconds} s; ask again`, {
+              checkSessionId: req.params.id,
+            }),
+          );
         }
         return sessions.view(s);
       },
@@ -90,8 +108,12 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req, reply) => {
     const check = await getCheck(deps.db, req.params.checkId, req.accountId);
     if (!check) throw notFound('Check', req.params.checkId);
-    if (check.check_type === 'HEARTBEAT') throw new ApiError(400, 'A heartbeat check cannot be triggered: it waits for pings', { field: 'checkId', rule: 'runnable' });
-    const [existing] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>('SELECT * FROM check_triggers WHERE check_id = $1', [check.id]);
+    if (check.check_type === 'HEARTBEAT')
+      throw new ApiError(400, 'A heartbeat check cannot be triggered: it waits for pings', { field: 'checkId', rule: 'runnable' });
+    const [existing] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>(
+      'SELECT * FROM check_triggers WHERE check_id = $1',
+      [check.id],
+    );
     if (existing) return reply.code(200).send(triggerView(existing));
     const [row] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>(
       'INSERT INTO check_triggers (check_id, account_id, token) VALUES ($1, $2, $3) RETURNING *',
@@ -101,18 +123,27 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   });
 
   app.get<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req) => {
-    const [row] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>('SELECT * FROM check_triggers WHERE check_id = $1 AND account_id = $2', [req.params.checkId, req.accountId]);
+    const [row] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>(
+      'SELECT * FROM check_triggers WHERE check_id = $1 AND account_id = $2',
+      [req.params.checkId, req.accountId],
+    );
     if (!row) throw notFound('Trigger for check', req.params.checkId);
     return triggerView(row);
   });
 
   app.delete<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req, reply) => {
-    const gone = await deps.db.query('DELETE FROM check_triggers WHERE check_id = $1 AND account_id = $2 RETURNING check_id', [req.params.checkId, req.accountId]);
+    const gone = await deps.db.query('DELETE FROM check_triggers WHERE check_id = $1 AND account_id = $2 RETURNING check_id', [
+      req.params.checkId,
+      req.accountId,
+    ]);
     if (!gone.length) throw notFound('Trigger for check', req.params.checkId);
     return reply.code(204).send();
   });
 
-  const runTrigger = async (req: { params: { checkId: string; token: string } }, reply: { code(n: number): { send(b: unknown): unknown } }) => {
+  const runTrigger = async (
+    req: { params: { checkId: string; token: string } },
+    reply: { code(n: number): { send(b: unknown): unknown } },
+  ) => {
     const [hit] = await deps.db.query<CheckRow>(
       'SELECT c.* FROM check_triggers t JOIN checks c ON c.id = t.check_id WHERE t.check_id = $1 AND t.token = $2',
       [req.params.checkId, req.params.token],
@@ -127,7 +158,13 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     return reply.code(passed ? 200 : 503).send({ hasFailures: !passed, responseTime, checkSessionId: final.id, status: final.status });
   };
   for (const method of ['GET', 'POST'] as const) {
-    app.route({ method, url: '/checks/:checkId/trigger/:token', schema: { params: tokenParams }, config: { auth: 'public' }, handler: runTrigger as never });
+    app.route({
+      method,
+      url: '/checks/:checkId/trigger/:token',
+      schema: { params: tokenParams },
+      config: { auth: 'public' },
+      handler: runTrigger as never,
+    });
   }
 };
 

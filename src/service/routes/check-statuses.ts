@@ -40,7 +40,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/v1/check-statuses/:checkId',
     { schema: { params: { type: 'object', required: ['checkId'], properties: { checkId: { type: 'string' } } } } },
     async (req) => {
-      const [row] = await deps.db.query<StatusRow>('SELECT * FROM check_statuses WHERE check_id = $1 AND account_id = $2', [req.params.checkId, req.accountId]);
+      const [row] = await deps.db.query<StatusRow>('SELECT * FROM check_statuses WHERE check_id = $1 AND account_id = $2', [
+        req.params.checkId,
+        req.accountId,
+      ]);
       if (!row) throw notFound('Check status', req.params.checkId);
       return view(row);
     },

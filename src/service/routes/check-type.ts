@@ -4,7 +4,15 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { commonCheckProperties, autoAssignQuery, idParams, newCheckConfig, mergeCheckConfig, assertValidCheck } from './check-fields.js';
+import {
+  type CheckBody,
+  commonCheckProperties,
+  autoAssignQuery,
+  idParams,
+  newCheckConfig,
+  mergeCheckConfig,
+  assertValidCheck,
+} from './check-fields.js';
 import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../store/checks.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
@@ -45,7 +53,8 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
   const hasRequest = !!spec.requestProperties;
   const request = (required: string[]) => (hasRequest ? { request: { type: 'object', required, properties: spec.requestProperties } } : {});
   // Types without a request (browser checks) keep none, rather than an empty one.
-  const normalise = (r: Record<string, unknown> | undefined) => (spec.normaliseRequest ? spec.normaliseRequest(r ?? {}) : (undefined as unknown as Record<string, unknown>));
+  const normalise = (r: Record<string, unknown> | undefined) =>
+    spec.normaliseRequest ? spec.normaliseRequest(r ?? {}) : (undefined as unknown as Record<string, unknown>);
   const createSchema = {
     querystring: autoAssignQuery,
     body: {
@@ -61,28 +70,42 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
   };
   const checkRuntime = (deps: Deps, cfg: CheckConfig, stored: CheckConfig | null) => {
     if (!cfg.runtimeId) return;
-    const why = runtimeViolation(deps.runtimes, cfg.runtimeId, { isNew: !stored, changed: !stored || stored.runtimeId !== cfg.runtimeId, checkType: spec.checkType });
+    const why = runtimeViolation(deps.runtimes, cfg.runtimeId, {
+      isNew: !stored,
+      changed: !stored || stored.runtimeId !== cfg.runtimeId,
+      checkType: spec.checkType,
+    });
     if (why) throw new ApiError(400, why, { field: 'runtimeId', rule: 'runtime' });
   };
 
   return async (app, deps) => {
-    app.post<{ Body: Record<string, any> }>(`/v1/checks/${spec.path}`, { schema: createSchema }, async (req, reply) => {
+    app.post<{ Body: CheckBody }>(`/v1/checks/${spec.path}`, { schema: createSchema }, async (req, reply) => {
       const cfg = newCheckConfig(req.body, { frequency: 10, degradedResponseTime: spec.degradedDefault, maxResponseTime: spec.maxDefault });
       cfg.request = normalise(req.body.request);
       for (const k of Object.keys(spec.extraProperties ?? {})) cfg[k] = req.body[k] ?? spec.extraDefaults?.[k] ?? null;
       checkRuntime(deps, cfg, null);
       await spec.validate?.(cfg, deps, req.accountId);
       await assertValidCheck(deps.db, req.accountId, cfg);
-      const row = await insertCheck(deps.db, { id: randomUUID(), account_id: req.accountId, check_type: spec.checkType, name: cfg.name, activated: cfg.activated, config: cfg });
+      const row = await insertCheck(deps.db, {
+        id: randomUUID(),
+        account_id: req.accountId,
+        check_type: spec.checkType,
+        name: cfg.name,
+        activated: cfg.activated,
+        config: cfg,
+      });
       await deps.scheduler.upsert(row);
       return reply.code(201).send(toApi(row));
     });
 
-    app.put<{ Params: { id: string }; Body: Record<string, any> }>(`/v1/checks/${spec.path}/:id`, { schema: updateSchema }, async (req) => {
+    app.put<{ Params: { id: string }; Body: CheckBody }>(`/v1/checks/${spec.path}/:id`, { schema: updateSchema }, async (req) => {
       const stored = await getCheck(deps.db, req.params.id, req.accountId);
       if (!stored) throw notFound('Check', req.params.id);
       if (stored.check_type !== spec.checkType) {
-        throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not ${spec.checkType}`, { field: 'checkType', rule: 'matches' });
+        throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not ${spec.checkType}`, {
+          field: 'checkType',
+          rule: 'matches',
+        });
       }
       const cfg = mergeCheckConfig(stored.config, req.body);
       cfg.request = normalise(cfg.request);

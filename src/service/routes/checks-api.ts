@@ -5,7 +5,11 @@ import { checkTypeRoutes } from './check-type.js';
 import { environmentVariablesSchema } from './check-fields.js';
 import { ApiError } from '../errors.js';
 
-const keyValue = { type: 'object', required: ['key', 'value'], properties: { key: { type: 'string', minLength: 1 }, value: { type: 'string' }, locked: { type: 'boolean' } } };
+const keyValue = {
+  type: 'object',
+  required: ['key', 'value'],
+  properties: { key: { type: 'string', minLength: 1 }, value: { type: 'string' }, locked: { type: 'boolean' } },
+};
 const assertion = {
   type: 'object',
   required: ['source', 'comparison'],
@@ -37,7 +41,12 @@ export default checkTypeRoutes({
     bodyType: { type: 'string', enum: ['JSON', 'FORM', 'RAW', 'GRAPHQL', 'NONE'] },
     headers: { type: 'array', items: keyValue },
     queryParameters: { type: 'array', items: keyValue },
-    basicAuth: { anyOf: [{ type: 'object', required: ['username', 'password'], properties: { username: { type: 'string' }, password: { type: 'string' } } }, { type: 'null' }] },
+    basicAuth: {
+      anyOf: [
+        { type: 'object', required: ['username', 'password'], properties: { username: { type: 'string' }, password: { type: 'string' } } },
+        { type: 'null' },
+      ],
+    },
     assertions: { type: 'array', items: assertion },
   },
   requestRequired: ['method', 'url'],
@@ -61,11 +70,18 @@ export default checkTypeRoutes({
     setupSnippetId: nullableId,
     tearDownSnippetId: nullableId,
   },
-  extraDefaults: { environmentVariables: [], localSetupScript: null, localTearDownScript: null, setupSnippetId: null, tearDownSnippetId: null },
+  extraDefaults: {
+    environmentVariables: [],
+    localSetupScript: null,
+    localTearDownScript: null,
+    setupSnippetId: null,
+    tearDownSnippetId: null,
+  },
   validate(cfg, deps, accountId) {
     for (const f of ['setupSnippetId', 'tearDownSnippetId'] as const) {
       const id = cfg[f] as number | null;
-      if (id !== null && deps.snippets.script(accountId, id) === null) throw new ApiError(400, `${f} names no snippet with id ${id}`, { field: f, rule: 'exists' });
+      if (id !== null && deps.snippets.script(accountId, id) === null)
+        throw new ApiError(400, `${f} names no snippet with id ${id}`, { field: f, rule: 'exists' });
     }
   },
 });

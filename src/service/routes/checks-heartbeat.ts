@@ -3,7 +3,15 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { commonCheckProperties, autoAssignQuery, idParams, newCheckConfig, mergeCheckConfig, assertValidCheck } from './check-fields.js';
+import {
+  type CheckBody,
+  commonCheckProperties,
+  autoAssignQuery,
+  idParams,
+  newCheckConfig,
+  mergeCheckConfig,
+  assertValidCheck,
+} from './check-fields.js';
 import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../store/checks.js';
 import { periodOf, graceOf, type HeartbeatSpec } from '../heartbeats.js';
 import { ApiError, notFound } from '../errors.js';
@@ -43,36 +51,48 @@ const pingParams = { type: 'object', required: ['token'], properties: { token: {
 
 function checkSpan(h: HeartbeatSpec): void {
   const period = periodOf(h);
-  if (period < 1000 || period > MAX_SPAN_MS) throw new ApiError(400, 'heartbeat.period must be from 1 second to 365 days', { field: 'heartbeat.period', rule: 'range' });
-  if (graceOf(h) > MAX_SPAN_MS) throw new ApiError(400, 'heartbeat.grace must be at most 365 days', { field: 'heartbeat.grace', rule: 'range' });
+  if (period < 1000 || period > MAX_SPAN_MS)
+    throw new ApiError(400, 'heartbeat.period must be from 1 second to 365 days', { field: 'heartbeat.period', rule: 'range' });
+  if (graceOf(h) > MAX_SPAN_MS)
+    throw new ApiError(400, 'heartbeat.grace must be at most 365 days', { field: 'heartbeat.grace', rule: 'range' });
 }
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   const show = (row: Parameters<typeof toApi>[0]) => toApi(row, deps.pingBase());
 
-  app.post<{ Body: Record<string, any> }>('/v1/checks/heartbeat', { schema: createSchema }, async (req, reply) => {
+  app.post<{ Body: CheckBody }>('/v1/checks/heartbeat', { schema: createSchema }, async (req, reply) => {
     const cfg: CheckConfig = { ...newCheckConfig(req.body, { degradedResponseTime: 10_000, maxResponseTime: 20_000 }), request: {} };
-    cfg.heartbeat = { ...req.body.heartbeat, pingToken: req.body.heartbeat.pingToken ?? randomUUID() };
+    const heartbeat = req.body.heartbeat as Partial<HeartbeatSpec>;
+    cfg.heartbeat = { ...heartbeat, pingToken: heartbeat.pingToken ?? randomUUID() };
     cfg.script = req.body.script;
     checkSpan(cfg.heartbeat as HeartbeatSpec);
     await assertValidCheck(deps.db, req.accountId, cfg);
     const row = await deps.db.tx(async (tx) => {
       const taken = await tx.query('SELECT 1 FROM heartbeats WHERE ping_token = $1', [(cfg.heartbeat as HeartbeatSpec).pingToken]);
       if (taken.length) throw new ApiError(409, 'heartbeat.pingToken is already in use', { field: 'heartbeat.pingToken', rule: 'unique' });
-      return insertCheck(tx, { id: randomUUID(), account_id: req.accountId, check_type: 'HEARTBEAT', name: cfg.name, activated: cfg.activated, config: cfg });
+      return insertCheck(tx, {
+        id: randomUUID(),
+        account_id: req.accountId,
+        check_type: 'HEARTBEAT',
+        name: cfg.name,
+        activated: cfg.activated,
+        config: cfg,
+      });
     });
     await deps.heartbeats.upsert(row);
     return reply.code(201).send(show(row));
   });
 
-  app.put<{ Params: { id: string }; Body: Record<string, any> }>('/v1/checks/heartbeat/:id', { schema: updateSchema }, async (req) => {
+  app.put<{ Params: { id: string }; Body: CheckBody }>('/v1/checks/heartbeat/:id', { schema: updateSchema }, async (req) => {
     const stored = await getCheck(deps.db, req.params.id, req.accountId);
     if (!stored) throw notFound('Check', req.params.id);
-    if (stored.check_type !== 'HEARTBEAT') throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not HEARTBEAT`, { field: 'checkType', rule: 'matches' });
+    if (stored.check_type !== 'HEARTBEAT')
+      throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not HEARTBEAT`, { field: 'checkType', rule: 'matches' });
     const { heartbeat: hb, ...rest } = req.body;
     const cfg = mergeCheckConfig(stored.config, rest);
     cfg.heartbeat = { ...(stored.config.heartbeat as object), ...(hb ?? {}) };
-    if (!(cfg.heartbeat as HeartbeatSpec).pingToken) (cfg.heartbeat as HeartbeatSpec).pingToken = (stored.config.heartbeat as HeartbeatSpec).pingToken;
+    if (!(cfg.heartbeat as HeartbeatSpec).pingToken)
+      (cfg.heartbeat as HeartbeatSpec).pingToken = (stored.config.heartbeat as HeartbeatSpec).pingToken;
     checkSpan(cfg.heartbeat as HeartbeatSpec);
     await assertValidCheck(deps.db, req.accountId, cfg);
     const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;
@@ -80,8 +100,12 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     return show(row);
   });
 
-  const ping = async (req: { params: { token: string }; method: string; ip: string }, reply: { code(n: number): { send(b?: unknown): unknown } }) => {
-    if (!(await deps.heartbeats.ping(req.params.token, { method: req.method, source: req.ip }))) throw notFound('Heartbeat', req.params.token);
+  const ping = async (
+    req: { params: { token: string }; method: string; ip: string },
+    reply: { code(n: number): { send(b?: unknown): unknown } },
+  ) => {
+    if (!(await deps.heartbeats.ping(req.params.token, { method: req.method, source: req.ip })))
+      throw notFound('Heartbeat', req.params.token);
     return reply.code(200).send(req.method === 'HEAD' ? undefined : { ok: true });
   };
   for (const method of ['GET', 'POST'] as const) {

@@ -8,7 +8,21 @@ const assertion = {
   required: ['source', 'comparison'],
   properties: {
     source: { type: 'string', enum: ['LATENCY', 'JSON_RESPONSE'] },
-    comparison: { type: 'string', enum: ['EQUALS', 'NOT_EQUALS', 'IS_EMPTY', 'NOT_EMPTY', 'GREATER_THAN', 'LESS_THAN', 'CONTAINS', 'NOT_CONTAINS', 'IS_NULL', 'NOT_NULL'] },
+    comparison: {
+      type: 'string',
+      enum: [
+        'EQUALS',
+        'NOT_EQUALS',
+        'IS_EMPTY',
+        'NOT_EMPTY',
+        'GREATER_THAN',
+        'LESS_THAN',
+        'CONTAINS',
+        'NOT_CONTAINS',
+        'IS_NULL',
+        'NOT_NULL',
+      ],
+    },
     property: { type: 'string', default: '' },
     target: { type: ['string', 'number'], default: '' },
     regex: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },

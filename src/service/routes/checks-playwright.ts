@@ -25,12 +25,21 @@ export default checkTypeRoutes({
     environmentVariables: environmentVariablesSchema,
     artifacts: artifactsSchema,
   },
-  extraDefaults: { playwrightConfigPath: 'playwright.config.ts', pwProjects: [], pwTags: [], environmentVariables: [], artifacts: DEFAULT_ARTIFACTS },
+  extraDefaults: {
+    playwrightConfigPath: 'playwright.config.ts',
+    pwProjects: [],
+    pwTags: [],
+    environmentVariables: [],
+    artifacts: DEFAULT_ARTIFACTS,
+  },
   validate(cfg) {
     const files = (cfg.dependencies as { path: string }[]).map((d) => d.path.replace(/^\.\//, ''));
     const config = String(cfg.playwrightConfigPath).replace(/^\.\//, '');
     if (!files.includes(config)) {
-      throw new ApiError(400, `playwrightConfigPath ${JSON.stringify(cfg.playwrightConfigPath)} is not one of the files in dependencies`, { field: 'playwrightConfigPath', rule: 'exists' });
+      throw new ApiError(400, `playwrightConfigPath ${JSON.stringify(cfg.playwrightConfigPath)} is not one of the files in dependencies`, {
+        field: 'playwrightConfigPath',
+        rule: 'exists',
+      });
     }
   },
 });

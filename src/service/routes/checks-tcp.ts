@@ -1,7 +1,12 @@
 // TCP checks: POST /v1/checks/tcp, PUT /v1/checks/tcp/{id}.
 
 import {
-  TCP_FREQUENCIES, TCP_RESPONSE_TIME_MAX, TCP_DEGRADED_DEFAULT, TCP_MAX_DEFAULT, TCP_ASSERTION_SOURCES, ASSERTION_COMPARISONS,
+  TCP_FREQUENCIES,
+  TCP_RESPONSE_TIME_MAX,
+  TCP_DEGRADED_DEFAULT,
+  TCP_MAX_DEFAULT,
+  TCP_ASSERTION_SOURCES,
+  ASSERTION_COMPARISONS,
 } from '../../domain/limits.js';
 import { checkTypeRoutes } from './check-type.js';
 
@@ -32,5 +37,11 @@ export default checkTypeRoutes({
     ipFamily: { type: 'string', enum: ['IPv4', 'IPv6'] },
   },
   requestRequired: ['hostname', 'port'],
-  normaliseRequest: (r) => ({ hostname: r.hostname, port: r.port, data: r.data ?? null, assertions: r.assertions ?? [], ipFamily: r.ipFamily ?? 'IPv4' }),
+  normaliseRequest: (r) => ({
+    hostname: r.hostname,
+    port: r.port,
+    data: r.data ?? null,
+    assertions: r.assertions ?? [],
+    ipFamily: r.ipFamily ?? 'IPv4',
+  }),
 });

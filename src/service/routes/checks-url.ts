@@ -10,7 +10,12 @@ const assertion = {
     source: { type: 'string', enum: ['STATUS_CODE'] },
     comparison: { type: 'string', enum: [...URL_ASSERTION_COMPARISONS] },
     property: { type: 'string', default: '' },
-    target: { anyOf: [{ type: 'string', pattern: '^\\s*\\d{1,3}\\s*$' }, { type: 'integer', minimum: 100, maximum: 999 }] },
+    target: {
+      anyOf: [
+        { type: 'string', pattern: '^\\s*\\d{1,3}\\s*$' },
+        { type: 'integer', minimum: 100, maximum: 999 },
+      ],
+    },
     regex: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
   },
 };

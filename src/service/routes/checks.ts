@@ -8,7 +8,17 @@ import { ApiError, notFound } from '../errors.js';
 
 /** Types whose own fields include `script`. */
 const TAKES_SCRIPT = new Set(['HEARTBEAT', 'BROWSER', 'MULTI_STEP']);
-const TYPE_PATHS: Record<string, string> = { TCP: 'tcp', URL: 'url', DNS: 'dns', API: 'api', ICMP: 'icmp', HEARTBEAT: 'heartbeat', BROWSER: 'browser', MULTI_STEP: 'multistep', PLAYWRIGHT: 'playwright' };
+const TYPE_PATHS: Record<string, string> = {
+  TCP: 'tcp',
+  URL: 'url',
+  DNS: 'dns',
+  API: 'api',
+  ICMP: 'icmp',
+  HEARTBEAT: 'heartbeat',
+  BROWSER: 'browser',
+  MULTI_STEP: 'multistep',
+  PLAYWRIGHT: 'playwright',
+};
 import type { Deps } from '../deps.js';
 
 const listQuery = {
@@ -21,14 +31,18 @@ const listQuery = {
 };
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
-  app.get<{ Querystring: { limit: number; page: number; checkType?: string } }>('/v1/checks', { schema: { querystring: listQuery } }, async (req, reply) => {
-    const { limit, page, checkType } = req.query;
-    const offset = (page - 1) * limit;
-    const { rows, total } = await listChecks(deps.db, req.accountId, limit, offset, checkType);
-    const end = rows.length ? offset + rows.length - 1 : offset;
-    reply.header('Content-Range', rows.length ? `${offset}-${end}/${total}` : `*/${total}`);
-    return rows.map((r) => toApi(r, deps.pingBase()));
-  });
+  app.get<{ Querystring: { limit: number; page: number; checkType?: string } }>(
+    '/v1/checks',
+    { schema: { querystring: listQuery } },
+    async (req, reply) => {
+      const { limit, page, checkType } = req.query;
+      const offset = (page - 1) * limit;
+      const { rows, total } = await listChecks(deps.db, req.accountId, limit, offset, checkType);
+      const end = rows.length ? offset + rows.length - 1 : offset;
+      reply.header('Content-Range', rows.length ? `${offset}-${end}/${total}` : `*/${total}`);
+      return rows.map((r) => toApi(r, deps.pingBase()));
+    },
+  );
 
   app.get<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req) => {
     const row = await getCheck(deps.db, req.params.id, req.accountId);
@@ -43,20 +57,34 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     required: ['heartbeat', 'script'],
     properties: { heartbeat: { type: 'object' }, script: { type: 'string' }, checkType: { type: 'string', enum: [...CHECK_TYPES] } },
   };
-  app.put<{ Params: { id: string }; Body: Record<string, any>; Querystring: Record<string, string> }>(
+  app.put<{ Params: { id: string }; Body: Record<string, unknown>; Querystring: Record<string, string> }>(
     '/v1/checks/:id',
-    { schema: { params: idParams, body: genericBody, querystring: { type: 'object', properties: { autoAssignAlerts: { type: 'boolean' } } } } },
+    {
+      schema: {
+        params: idParams,
+        body: genericBody,
+        querystring: { type: 'object', properties: { autoAssignAlerts: { type: 'boolean' } } },
+      },
+    },
     async (req, reply) => {
       const row = await getCheck(deps.db, req.params.id, req.accountId);
       if (!row) throw notFound('Check', req.params.id);
       if (req.body.checkType && req.body.checkType !== row.check_type) {
-        throw new ApiError(400, `checkType cannot change: check ${row.id} is a ${row.check_type} check`, { field: 'checkType', rule: 'immutable' });
+        throw new ApiError(400, `checkType cannot change: check ${row.id} is a ${row.check_type} check`, {
+          field: 'checkType',
+          rule: 'immutable',
+        });
       }
       const path = TYPE_PATHS[row.check_type];
-      if (!path) throw new ApiError(400, `${row.check_type} checks cannot be updated by this service`, { field: 'checkType', rule: 'supported' });
+      if (!path)
+        throw new ApiError(400, `${row.check_type} checks cannot be updated by this service`, { field: 'checkType', rule: 'supported' });
       const { heartbeat, script, checkType: _t, ...rest } = req.body;
       // Op 2 requires heartbeat and script of every body; each type takes only the ones it has.
-      const payload = { ...rest, ...(row.check_type === 'HEARTBEAT' ? { heartbeat } : {}), ...(TAKES_SCRIPT.has(row.check_type) ? { script } : {}) };
+      const payload = {
+        ...rest,
+        ...(row.check_type === 'HEARTBEAT' ? { heartbeat } : {}),
+        ...(TAKES_SCRIPT.has(row.check_type) ? { script } : {}),
+      };
       const res = await app.inject({
         method: 'PUT',
         url: `/v1/checks/${path}/${row.id}`,

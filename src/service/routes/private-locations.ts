@@ -77,15 +77,27 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
         if (!row) return null;
         return { row, key: await store.insertKey(tx, row.id) };
       });
-      if (!out) throw new ApiError(409, `A private location with slugName ${JSON.stringify(req.body.slugName)} already exists`, { field: 'slugName', rule: 'unique' });
+      if (!out)
+        throw new ApiError(409, `A private location with slugName ${JSON.stringify(req.body.slugName)} already exists`, {
+          field: 'slugName',
+          rule: 'unique',
+        });
       return reply.code(201).send(view(out.row, [out.key], out.key));
     },
   );
 
   app.get('/v1/private-locations', async (req) => {
     const rows = await store.listPrivateLocations(deps.db, req.accountId);
-    const keys = await store.keysOf(deps.db, rows.map((r) => r.id));
-    return rows.map((r) => view(r, keys.filter((k) => k.private_location_id === r.id)));
+    const keys = await store.keysOf(
+      deps.db,
+      rows.map((r) => r.id),
+    );
+    return rows.map((r) =>
+      view(
+        r,
+        keys.filter((k) => k.private_location_id === r.id),
+      ),
+    );
   });
 
   app.get<{ Params: { id: string } }>('/v1/private-locations/:id', { schema: { params } }, async (req) => {
@@ -108,7 +120,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const row = await load(req.accountId, req.params.id);
     const users = await checksUsingPrivateLocation(deps.db, req.accountId, row.slug_name);
     if (users.length) {
-      throw new ApiError(409, `Private location ${row.slug_name} is used by ${users.length} check(s); remove it from them first`, { checkIds: users });
+      throw new ApiError(409, `Private location ${row.slug_name} is used by ${users.length} check(s); remove it from them first`, {
+        checkIds: users,
+      });
     }
     const keys = await store.keysOf(deps.db, [row.id]);
     await store.deletePrivateLocation(deps.db, req.accountId, row.id);
@@ -120,16 +134,26 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Params: { id: string } }>('/v1/private-locations/:id/keys', { schema: { params } }, async (req, reply) => {
     const row = await load(req.accountId, req.params.id);
     const key = await store.insertKey(deps.db, row.id);
-    return reply.code(201).send({ id: key.id, rawKey: key.rawKey, maskedKey: key.masked_key, created_at: iso(key.created_at), updated_at: iso(key.updated_at) });
+    return reply.code(201).send({
+      id: key.id,
+      rawKey: key.rawKey,
+      maskedKey: key.masked_key,
+      created_at: iso(key.created_at),
+      updated_at: iso(key.updated_at),
+    });
   });
 
-  app.delete<{ Params: { id: string; keyId: string } }>('/v1/private-locations/:id/keys/:keyId', { schema: { params: keyParams } }, async (req, reply) => {
-    const row = await load(req.accountId, req.params.id);
-    if (!(await store.deleteKey(deps.db, row.id, req.params.keyId))) throw notFound('Key', req.params.keyId);
-    deps.agents.forgetGrants((g) => g.keyId === req.params.keyId);
-    deps.jobs.revokeKey(req.params.keyId);
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: { id: string; keyId: string } }>(
+    '/v1/private-locations/:id/keys/:keyId',
+    { schema: { params: keyParams } },
+    async (req, reply) => {
+      const row = await load(req.accountId, req.params.id);
+      if (!(await store.deleteKey(deps.db, row.id, req.params.keyId))) throw notFound('Key', req.params.keyId);
+      deps.agents.forgetGrants((g) => g.keyId === req.params.keyId);
+      deps.jobs.revokeKey(req.params.keyId);
+      return reply.code(204).send();
+    },
+  );
 };
 
 export default plugin;

@@ -18,32 +18,55 @@ const body = {
   properties: { name: { type: 'string', minLength: 1, maxLength: 255 }, script: { type: 'string', minLength: 1, maxLength: 256 * 1024 } },
 };
 const params = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } } };
-const view = (s: SnippetRow) => ({ id: s.id, name: s.name, script: s.script, created_at: s.created_at.toISOString(), updated_at: s.updated_at ? s.updated_at.toISOString() : null });
+const view = (s: SnippetRow) => ({
+  id: s.id,
+  name: s.name,
+  script: s.script,
+  created_at: s.created_at.toISOString(),
+  updated_at: s.updated_at ? s.updated_at.toISOString() : null,
+});
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Body: { name: string; script: string } }>('/v1/snippets', { schema: { body } }, async (req, reply) => {
-    const [row] = await deps.db.query<SnippetRow>('INSERT INTO snippets (account_id, name, script) VALUES ($1, $2, $3) RETURNING *', [req.accountId, req.body.name, req.body.script]);
+    const [row] = await deps.db.query<SnippetRow>('INSERT INTO snippets (account_id, name, script) VALUES ($1, $2, $3) RETURNING *', [
+      req.accountId,
+      req.body.name,
+      req.body.script,
+    ]);
     deps.snippets.set(row.id, req.accountId, row.script);
     return reply.code(201).send(view(row));
   });
-  app.get('/v1/snippets', async (req) => (await deps.db.query<SnippetRow>('SELECT * FROM snippets WHERE account_id = $1 ORDER BY id', [req.accountId])).map(view));
+  app.get('/v1/snippets', async (req) =>
+    (await deps.db.query<SnippetRow>('SELECT * FROM snippets WHERE account_id = $1 ORDER BY id', [req.accountId])).map(view),
+  );
   app.get<{ Params: { id: number } }>('/v1/snippets/:id', { schema: { params } }, async (req) => {
-    const [row] = await deps.db.query<SnippetRow>('SELECT * FROM snippets WHERE id = $1 AND account_id = $2', [req.params.id, req.accountId]);
+    const [row] = await deps.db.query<SnippetRow>('SELECT * FROM snippets WHERE id = $1 AND account_id = $2', [
+      req.params.id,
+      req.accountId,
+    ]);
     if (!row) throw notFound('Snippet', req.params.id);
     return view(row);
   });
-  app.put<{ Params: { id: number }; Body: { name: string; script: string } }>('/v1/snippets/:id', { schema: { params, body } }, async (req) => {
-    const [row] = await deps.db.query<SnippetRow>('UPDATE snippets SET name = $3, script = $4, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING *', [req.params.id, req.accountId, req.body.name, req.body.script]);
-    if (!row) throw notFound('Snippet', req.params.id);
-    deps.snippets.set(row.id, req.accountId, row.script);
-    return view(row);
-  });
+  app.put<{ Params: { id: number }; Body: { name: string; script: string } }>(
+    '/v1/snippets/:id',
+    { schema: { params, body } },
+    async (req) => {
+      const [row] = await deps.db.query<SnippetRow>(
+        'UPDATE snippets SET name = $3, script = $4, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING *',
+        [req.params.id, req.accountId, req.body.name, req.body.script],
+      );
+      if (!row) throw notFound('Snippet', req.params.id);
+      deps.snippets.set(row.id, req.accountId, row.script);
+      return view(row);
+    },
+  );
   app.delete<{ Params: { id: number } }>('/v1/snippets/:id', { schema: { params } }, async (req, reply) => {
     const users = await deps.db.query<{ id: string }>(
       `SELECT id FROM checks WHERE account_id = $1 AND ((config->>'setupSnippetId')::int = $2 OR (config->>'tearDownSnippetId')::int = $2)`,
       [req.accountId, req.params.id],
     );
-    if (users.length) throw new ApiError(409, `Snippet ${req.params.id} is used by ${users.length} check(s)`, { checkIds: users.map((u) => u.id) });
+    if (users.length)
+      throw new ApiError(409, `Snippet ${req.params.id} is used by ${users.length} check(s)`, { checkIds: users.map((u) => u.id) });
     const gone = await deps.db.query('DELETE FROM snippets WHERE id = $1 AND account_id = $2 RETURNING id', [req.params.id, req.accountId]);
     if (!gone.length) throw notFound('Snippet', req.params.id);
     deps.snippets.delete(req.params.id);

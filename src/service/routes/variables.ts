@@ -18,13 +18,23 @@ const KEY = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z_]
 const createBody = {
   type: 'object',
   required: ['key', 'value'],
-  properties: { key: KEY, value: { type: 'string' }, locked: { type: 'boolean', default: false }, secret: { type: 'boolean', default: false } },
+  properties: {
+    key: KEY,
+    value: { type: 'string' },
+    locked: { type: 'boolean', default: false },
+    secret: { type: 'boolean', default: false },
+  },
 };
 const updateBody = {
   type: 'object',
   required: ['value'],
   additionalProperties: false,
-  properties: { key: { type: 'string' }, value: { type: 'string', minLength: 1 }, locked: { type: 'boolean' }, secret: { type: 'boolean' } },
+  properties: {
+    key: { type: 'string' },
+    value: { type: 'string', minLength: 1 },
+    locked: { type: 'boolean' },
+    secret: { type: 'boolean' },
+  },
 };
 const params = { type: 'object', required: ['key'], properties: { key: { type: 'string', minLength: 1 } } };
 
@@ -43,19 +53,26 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     return rows.map(view);
   });
 
-  app.post<{ Body: { key: string; value: string; locked: boolean; secret: boolean } }>('/v1/variables', { schema: { body: createBody } }, async (req, reply) => {
-    const b = req.body;
-    const [row] = await deps.db.query<VariableRow>(
-      'INSERT INTO variables (account_id, key, value, locked, secret) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING *',
-      [req.accountId, b.key, b.value, b.locked, b.secret],
-    );
-    if (!row) throw new ApiError(409, `A variable with key ${b.key} already exists`, { field: 'key', rule: 'unique' });
-    await deps.variables.refresh(req.accountId);
-    return reply.code(201).send(view(row));
-  });
+  app.post<{ Body: { key: string; value: string; locked: boolean; secret: boolean } }>(
+    '/v1/variables',
+    { schema: { body: createBody } },
+    async (req, reply) => {
+      const b = req.body;
+      const [row] = await deps.db.query<VariableRow>(
+        'INSERT INTO variables (account_id, key, value, locked, secret) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING *',
+        [req.accountId, b.key, b.value, b.locked, b.secret],
+      );
+      if (!row) throw new ApiError(409, `A variable with key ${b.key} already exists`, { field: 'key', rule: 'unique' });
+      await deps.variables.refresh(req.accountId);
+      return reply.code(201).send(view(row));
+    },
+  );
 
   app.get<{ Params: { key: string } }>('/v1/variables/:key', { schema: { params } }, async (req) => {
-    const [row] = await deps.db.query<VariableRow>('SELECT * FROM variables WHERE account_id = $1 AND key = $2', [req.accountId, req.params.key]);
+    const [row] = await deps.db.query<VariableRow>('SELECT * FROM variables WHERE account_id = $1 AND key = $2', [
+      req.accountId,
+      req.params.key,
+    ]);
     if (!row) throw notFound('Variable', req.params.key);
     return view(row);
   });
@@ -68,9 +85,13 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (b.key !== undefined && b.key !== req.params.key) {
         throw new ApiError(400, 'key cannot be changed: delete the variable and create a new one', { field: 'key', rule: 'immutable' });
       }
-      const [cur] = await deps.db.query<VariableRow>('SELECT * FROM variables WHERE account_id = $1 AND key = $2', [req.accountId, req.params.key]);
+      const [cur] = await deps.db.query<VariableRow>('SELECT * FROM variables WHERE account_id = $1 AND key = $2', [
+        req.accountId,
+        req.params.key,
+      ]);
       if (!cur) throw notFound('Variable', req.params.key);
-      if (cur.secret && b.secret === false) throw new ApiError(400, 'secret cannot be turned off once set', { field: 'secret', rule: 'one-way' });
+      if (cur.secret && b.secret === false)
+        throw new ApiError(400, 'secret cannot be turned off once set', { field: 'secret', rule: 'one-way' });
       const [row] = await deps.db.query<VariableRow>(
         'UPDATE variables SET value = $3, locked = $4, secret = $5, updated_at = now() WHERE account_id = $1 AND key = $2 RETURNING *',
         [req.accountId, req.params.key, b.value, b.locked ?? cur.locked, b.secret ?? cur.secret],
@@ -81,7 +102,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   );
 
   app.delete<{ Params: { key: string } }>('/v1/variables/:key', { schema: { params } }, async (req, reply) => {
-    const gone = await deps.db.query('DELETE FROM variables WHERE account_id = $1 AND key = $2 RETURNING key', [req.accountId, req.params.key]);
+    const gone = await deps.db.query('DELETE FROM variables WHERE account_id = $1 AND key = $2 RETURNING key', [
+      req.accountId,
+      req.params.key,
+    ]);
     if (!gone.length) throw notFound('Variable', req.params.key);
     await deps.variables.refresh(req.accountId);
     return reply.code(204).send();

@@ -25,7 +25,10 @@ export async function listAccounts(db: Queryable, ids: string[]): Promise<Accoun
  * Makes sure an account and a key exist. Returns the raw key only when this call created it,
  * so the caller prints it once and never again.
  */
-export async function bootstrapAccount(db: Queryable, pinned: { accountId?: string; apiKey?: string }): Promise<{ accountId: string; createdKey: string | null; created: boolean }> {
+export async function bootstrapAccount(
+  db: Queryable,
+  pinned: { accountId?: string; apiKey?: string },
+): Promise<{ accountId: string; createdKey: string | null; created: boolean }> {
   const existing = await db.query<{ id: string }>('SELECT id FROM accounts ORDER BY created_at LIMIT 1');
   let accountId = pinned.accountId ?? existing[0]?.id;
   let created = false;
@@ -35,7 +38,11 @@ export async function bootstrapAccount(db: Queryable, pinned: { accountId?: stri
     created = true;
   }
   if (pinned.apiKey) {
-    await db.query('INSERT INTO api_keys (id, account_id, key_hash) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING', [newId(), accountId, hashKey(pinned.apiKey)]);
+    await db.query('INSERT INTO api_keys (id, account_id, key_hash) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING', [
+      newId(),
+      accountId,
+      hashKey(pinned.apiKey),
+    ]);
     return { accountId, createdKey: null, created };
   }
   const keys = await db.query('SELECT 1 FROM api_keys WHERE account_id = $1 LIMIT 1', [accountId]);

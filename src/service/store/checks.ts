@@ -58,8 +58,15 @@ export function toApi(row: CheckRow, pingBase?: string) {
 
 export function jobCheck(row: CheckRow): JobCheck {
   const c = row.config;
-  const out: JobCheck = { name: c.name, request: c.request, degradedResponseTime: c.degradedResponseTime, maxResponseTime: c.maxResponseTime, shouldFail: c.shouldFail };
-  if (Array.isArray(c.environmentVariables) && c.environmentVariables.length) out.environmentVariables = c.environmentVariables as JobCheck['environmentVariables'];
+  const out: JobCheck = {
+    name: c.name,
+    request: c.request,
+    degradedResponseTime: c.degradedResponseTime,
+    maxResponseTime: c.maxResponseTime,
+    shouldFail: c.shouldFail,
+  };
+  if (Array.isArray(c.environmentVariables) && c.environmentVariables.length)
+    out.environmentVariables = c.environmentVariables as JobCheck['environmentVariables'];
   for (const k of ['setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
     if (c[k] !== null && c[k] !== undefined && c[k] !== '') (out as unknown as Record<string, unknown>)[k] = c[k];
   }
@@ -120,7 +127,13 @@ export async function getCheck(db: Queryable, id: string, accountId: string): Pr
   return (await db.query<CheckRow>('SELECT * FROM checks WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
 }
 
-export async function listChecks(db: Queryable, accountId: string, limit: number, offset: number, checkType?: string): Promise<{ rows: CheckRow[]; total: number }> {
+export async function listChecks(
+  db: Queryable,
+  accountId: string,
+  limit: number,
+  offset: number,
+  checkType?: string,
+): Promise<{ rows: CheckRow[]; total: number }> {
   const filter = checkType ? ' AND check_type = $2' : '';
   const params: unknown[] = checkType ? [accountId, checkType] : [accountId];
   const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM checks WHERE account_id = $1${filter}`, params);
@@ -141,9 +154,9 @@ export async function deleteCheck(db: Queryable, id: string, accountId: string):
 }
 
 export async function checksUsingPrivateLocation(db: Queryable, accountId: string, slug: string): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(
-    `SELECT id FROM checks WHERE account_id = $1 AND config->'privateLocations' ? $2`,
-    [accountId, slug],
-  );
+  const rows = await db.query<{ id: string }>(`SELECT id FROM checks WHERE account_id = $1 AND config->'privateLocations' ? $2`, [
+    accountId,
+    slug,
+  ]);
   return rows.map((r) => r.id);
 }

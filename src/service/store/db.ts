@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { MIGRATIONS } from './migrations.js';
 
 export interface Queryable {
-  query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
 }
 
 export interface Db extends Queryable {
@@ -25,7 +25,7 @@ export async function openDb(opts: { databaseUrl?: string; dataDir: string }): P
 async function openEmbedded(dataDir: string): Promise<Db> {
   fs.mkdirSync(dataDir, { recursive: true });
   const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDir } });
-  const pending = new Map<number, { resolve: (rows: any[]) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   await new Promise<void>((resolve, reject) => {
     worker.once('error', reject);
@@ -34,7 +34,7 @@ async function openEmbedded(dataDir: string): Promise<Db> {
       resolve();
     });
   });
-  worker.on('message', (m: { id: number; rows?: any[]; error?: { message: string; code?: string } }) => {
+  worker.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
     const p = pending.get(m.id);
     if (!p) return;
     pending.delete(m.id);
@@ -46,12 +46,12 @@ async function openEmbedded(dataDir: string): Promise<Db> {
     pending.clear();
   });
   const send = (msg: { sql?: string; params?: unknown[]; close?: boolean }) =>
-    new Promise<any[]>((resolve, reject) => {
+    new Promise<unknown[]>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       worker.postMessage({ id, ...msg });
     });
-  const direct: Queryable = { query: (sql, params) => send({ sql, params }) };
+  const direct: Queryable = { query: <T>(sql: string, params?: unknown[]) => send({ sql, params }) as Promise<T[]> };
 
   // One connection: a transaction holds it, and other queries wait their turn behind it.
   let turn: Promise<unknown> = Promise.resolve();
@@ -114,7 +114,9 @@ async function openPostgres(url: string): Promise<Db> {
 }
 
 async function migrate(db: Db): Promise<void> {
-  await db.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
   await db.tx(async (q) => {
     // Two services starting on one database must not both apply a migration.
     await q.query('SELECT pg_advisory_xact_lock(7301)');
@@ -122,7 +124,11 @@ async function migrate(db: Db): Promise<void> {
     for (const [i, sql] of MIGRATIONS.entries()) {
       const version = i + 1;
       if (done.has(version)) continue;
-      for (const statement of sql.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) await q.query(statement);
+      for (const statement of sql
+        .split(/;\s*\n/)
+        .map((s) => s.trim())
+        .filter(Boolean))
+        await q.query(statement);
       await q.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
     }
   });

@@ -21,7 +21,11 @@ export interface KeyRow {
   updated_at: Date | null;
 }
 
-export async function insertPrivateLocation(db: Queryable, accountId: string, body: { name: string; slugName: string; icon?: string; proxyUrl?: string | null }) {
+export async function insertPrivateLocation(
+  db: Queryable,
+  accountId: string,
+  body: { name: string; slugName: string; icon?: string; proxyUrl?: string | null },
+) {
   const rows = await db.query<PrivateLocationRow>(
     `INSERT INTO private_locations (id, account_id, name, slug_name, icon, proxy_url) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (account_id, slug_name) DO NOTHING RETURNING *`,
@@ -41,7 +45,9 @@ export async function insertKey(db: Queryable, privateLocationId: string): Promi
 }
 
 export async function getPrivateLocation(db: Queryable, accountId: string, id: string) {
-  return (await db.query<PrivateLocationRow>('SELECT * FROM private_locations WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
+  return (
+    (await db.query<PrivateLocationRow>('SELECT * FROM private_locations WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null
+  );
 }
 
 export async function listPrivateLocations(db: Queryable, accountId: string) {
@@ -55,7 +61,12 @@ export async function keysOf(db: Queryable, ids: string[]) {
   );
 }
 
-export async function updatePrivateLocation(db: Queryable, accountId: string, id: string, body: { name: string; icon?: string; proxyUrl?: string | null }) {
+export async function updatePrivateLocation(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  body: { name: string; icon?: string; proxyUrl?: string | null },
+) {
   const rows = await db.query<PrivateLocationRow>(
     `UPDATE private_locations SET name = $3, icon = COALESCE($4, icon), proxy_url = CASE WHEN $5 THEN $6 ELSE proxy_url END, updated_at = now()
      WHERE id = $1 AND account_id = $2 RETURNING *`,
@@ -69,7 +80,14 @@ export async function deletePrivateLocation(db: Queryable, accountId: string, id
 }
 
 export async function deleteKey(db: Queryable, privateLocationId: string, keyId: string): Promise<boolean> {
-  return (await db.query('DELETE FROM private_location_keys WHERE id = $1 AND private_location_id = $2 RETURNING id', [keyId, privateLocationId])).length > 0;
+  return (
+    (
+      await db.query('DELETE FROM private_location_keys WHERE id = $1 AND private_location_id = $2 RETURNING id', [
+        keyId,
+        privateLocationId,
+      ])
+    ).length > 0
+  );
 }
 
 /** The private location a key (by its hash) opens, or null when the key is unknown or revoked. */

@@ -141,11 +141,19 @@ function where(f: ResultFilter): { sql: string; params: unknown[] } {
 
 export async function pageResults(db: Queryable, f: ResultFilter, limit: number, offset: number): Promise<ResultRow[]> {
   const w = where(f);
-  return db.query<ResultRow>(`SELECT * FROM check_results WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, w.params);
+  return db.query<ResultRow>(
+    `SELECT * FROM check_results WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+    w.params,
+  );
 }
 
 /** Keyset page: results older than the cursor (created_at, id). */
-export async function cursorResults(db: Queryable, f: ResultFilter, limit: number, cursor: { at: number; id: string } | null): Promise<ResultRow[]> {
+export async function cursorResults(
+  db: Queryable,
+  f: ResultFilter,
+  limit: number,
+  cursor: { at: number; id: string } | null,
+): Promise<ResultRow[]> {
   const w = where(f);
   let sql = w.sql;
   if (cursor) {
@@ -156,7 +164,11 @@ export async function cursorResults(db: Queryable, f: ResultFilter, limit: numbe
 }
 
 export async function getResult(db: Queryable, accountId: string, checkId: string, id: string): Promise<ResultRow | null> {
-  return (await db.query<ResultRow>('SELECT * FROM check_results WHERE id = $1 AND check_id = $2 AND account_id = $3', [id, checkId, accountId]))[0] ?? null;
+  return (
+    (
+      await db.query<ResultRow>('SELECT * FROM check_results WHERE id = $1 AND check_id = $2 AND account_id = $3', [id, checkId, accountId])
+    )[0] ?? null
+  );
 }
 
 export function toApi(r: ResultRow) {

@@ -1,1 +1,0 @@
-module.exports = { testDir: '.', testMatch: 'check.spec.js', reporter: 'line', timeout: 5000, globalTimeout: 10000, workers: 1, use: { connectOptions: { wsEndpoint: 'node:internal/modules/cjs/loader:1210' } } };
