@@ -84,6 +84,11 @@ async function runAgent(): Promise<void> {
   const agent = new Agent(config, log);
   await agent.start();
   onSignals(() => agent.stop());
+  // Nothing an agent retries can fix this: exit, so the operator (or Kubernetes) sees it.
+  void agent.fatal.then(async () => {
+    await agent.stop();
+    process.exit(1);
+  });
 }
 
 async function main(): Promise<void> {

@@ -1,6 +1,8 @@
 // undici without its index: the index also loads fetch, WebSocket, caches and mocks, about 6 MB
 // of resident memory the agent never uses. This loads the parts Outpost uses and wires them the
 // way the index does (the request API lives on Dispatcher.prototype; ProxyAgent relies on it).
+// These lib/ paths are not undici's public API, so package.json pins undici to one exact version:
+// an upgrade is a deliberate change, checked by the tests that load this file.
 
 import { createRequire } from 'node:module';
 import type { Dispatcher, Client as ClientType, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';

@@ -6,9 +6,10 @@ import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
 import PQueue from 'p-queue';
 import { runners } from '../checks/index.js';
-import { judge, UPTIME_CHECK_TYPES, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
+import { judge, PROTOCOL_VERSION, UPTIME_CHECK_TYPES, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
 import { ServiceClient, ProtocolError, type Registration } from './client.js';
 import { Spool } from './spool.js';
+import { EventReporter } from './events.js';
 import { agentMetrics } from './metrics.js';
 import { startHealthServer } from './health.js';
 import type { AgentConfig } from './config.js';
@@ -26,7 +27,12 @@ const RESULT_LINGER_MS = 25;
 /** How long a free slot waits for others before they are leased together. */
 const SLOT_LINGER_MS = 3;
 
-type State = 'starting' | 'ready' | 'refused' | 'unreachable' | 'stopping';
+type State = 'starting' | 'ready' | 'refused' | 'unreachable' | 'incompatible' | 'stopping';
+
+/** The service speaks another protocol version: retrying cannot help, the agent must stop. */
+export class IncompatibleServiceError extends Error {
+  readonly code = 'OUTPOST_INCOMPATIBLE_SERVICE';
+}
 
 export class Agent {
   readonly id = randomUUID();
@@ -47,10 +53,15 @@ export class Agent {
   private slotFreed: (() => void) | null = null;
   private health: http.Server | null = null;
   private pulling: Promise<void> | null = null;
-  private events: Record<string, unknown>[] = [];
+  private events: EventReporter;
   /** Browser jobs leased and not yet finished: they hold browser slots. */
   private browserHeld = 0;
   private browser: BrowserEnv | undefined;
+  private failWith: (err: Error) => void = () => {};
+  /** Settles when the agent cannot go on (the service speaks another protocol version). */
+  readonly fatal = new Promise<Error>((resolve) => {
+    this.failWith = resolve;
+  });
 
   constructor(
     private config: AgentConfig,
@@ -61,6 +72,7 @@ export class Agent {
     // Every running job listens on this signal: as many listeners as slots is no leak.
     setMaxListeners(config.concurrency + 10, this.abortRunning.signal);
     this.spool = new Spool(config.spoolDir);
+    this.events = new EventReporter((batch) => this.client.events(batch));
     if (config.profile === 'full') this.browser = this.browserEnv();
   }
 
@@ -77,6 +89,7 @@ export class Agent {
     return {
       servers: new BrowserServers(this.config.chromiumPath, this.log),
       runtimesDir: this.config.runtimesDir,
+      chromiumPath: this.config.chromiumPath,
       carried: new Set(wanted.filter((r) => installed.has(r))),
       upload: (job, file, name, contentType) => this.client.uploadArtifact(job.id, file, name, contentType),
     };
@@ -131,12 +144,18 @@ export class Agent {
     while (this.state !== 'stopping') {
       try {
         if (!this.registration) {
-          this.registration = await this.client.register({
+          const registration = await this.client.register({
             version: VERSION,
             profile: this.config.profile,
             runtimes: [...(this.browser?.carried ?? [])],
             concurrency: this.config.concurrency,
           });
+          if (registration.protocolVersion !== PROTOCOL_VERSION) {
+            throw new IncompatibleServiceError(
+              `the service at ${this.config.serviceUrl} speaks agent protocol version ${registration.protocolVersion}; this agent (${VERSION}) speaks version ${PROTOCOL_VERSION}: run an agent release that matches the service`,
+            );
+          }
+          this.registration = registration;
           this.log.info(
             { agentId: this.id, location: this.registration.location.slugName ?? 'data centers' },
             'registered with the service',
@@ -172,6 +191,11 @@ export class Agent {
         for (const job of jobs) this.accept(job);
       } catch (err) {
         if (this.stopping()) break;
+        if (err instanceof IncompatibleServiceError) {
+          this.setState('incompatible', err.message);
+          this.failWith(err);
+          return;
+        }
         if (err instanceof ProtocolError && err.status === 401) {
           this.registration = null;
           this.setState('refused', `the service refused the private-location key: ${err.message}`);
@@ -254,7 +278,13 @@ export class Agent {
     let probe: ProbeOutcome;
     try {
       // Runners stop at the deadline themselves; `stop` only cuts them short at shutdown.
-      probe = await runner(job, { signal: stop, deadline: startedAt + job.timeoutMs, log: this.log, browser: this.browser });
+      probe = await runner(job, {
+        signal: stop,
+        deadline: startedAt + job.timeoutMs,
+        log: this.log,
+        browser: this.browser,
+        osResolver: this.config.useOsDnsResolver,
+      });
     } catch (err) {
       // A runner that throws is a bug in the agent, not in the target: say so, keep serving.
       this.log.error({ err, jobId: job.id }, 'runner crashed');
@@ -369,12 +399,7 @@ export class Agent {
   /** Error-level events for the service's log, unless EXTERNAL_OBSERVABILITY=off. */
   private report(event: Record<string, unknown>): void {
     if (!this.config.externalObservability) return;
-    this.events.push({ ...event, at: new Date().toISOString() });
-    if (this.events.length > 1) return;
-    setTimeout(() => {
-      const batch = this.events.splice(0, 100);
-      this.client.events(batch).catch(() => {});
-    }, 1000).unref();
+    this.events.add({ ...event, at: new Date().toISOString() });
   }
 
   /** SIGTERM: not ready at once, stop pulling, let running jobs finish, deliver, leave. */

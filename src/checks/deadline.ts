@@ -1,9 +1,7 @@
 // The one way runners stop at their deadline: a promise settled once, by the exchange or by the
 // deadline (or the agent's stop signal), with its resources released either way.
 
-export function timeoutError(): Error {
-  return Object.assign(new Error('timed out'), { name: 'TimeoutError' });
-}
+import { RunTimeoutError } from './errors.js';
 
 /**
  * Calls `fire` at the deadline, and when the signal aborts (the agent's stop); the returned
@@ -38,7 +36,7 @@ export function untilDeadline<T>(
       if (err) reject(err);
       else resolve(value as T);
     };
-    const disarm = armDeadline(deadline, signal, () => settle(timeoutError()));
+    const disarm = armDeadline(deadline, signal, () => settle(new RunTimeoutError()));
     start(settle);
   });
 }

@@ -10,6 +10,7 @@ import { evaluateAssertions, describeFailure, type Assertion, type AssertionOutc
 import { jsonPath } from '../domain/json-path.js';
 import type { CheckRunner } from './types.js';
 import { untilDeadline } from './deadline.js';
+import { RunTimeoutError } from './errors.js';
 import { udpExchange, type UdpExchange } from './udp-exchange.js';
 
 const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
@@ -71,7 +72,7 @@ export const runDns: CheckRunner = async (job, ctx) => {
     const total = performance.now() - t0;
     const e = err as NodeJS.ErrnoException;
     const error =
-      e.name === 'TimeoutError'
+      e instanceof RunTimeoutError
         ? `Timed out after ${Math.round(total)} ms waiting for ${server}:${port} over ${protocol}`
         : `${e.code ?? e.name}: ${e.message}`;
     return { responseTime: Math.round(total), error, assertions: [], detail: result(null, [], null, [], total, error) };

@@ -1,19 +1,23 @@
-// One HTTP exchange with its timing phases measured on the socket: shared by URL and API checks.
+// One HTTP exchange of a URL or API check, with its timing phases measured on the socket.
 //
-// Each run gets its own undici Client whose connector does the DNS lookup, the TCP connect and the
-// TLS handshake itself, so every phase is a clock reading at the event, not a guess. The Client
-// is closed after the run: a check measures a fresh connection every time, as a user's first
-// visit would.
+// Each run gets its own undici Client whose connector (http-connect.ts) does the DNS lookup, the
+// TCP connect, the proxy tunnel and the TLS handshake itself, so every phase is a clock reading at
+// the event, not a guess; http-timing.ts reads when the bytes left and arrived. The Client is
+// closed after the run: a check measures a fresh connection every time, as a user's first visit
+// would.
 
-import net from 'node:net';
-import tls from 'node:tls';
-import dns from 'node:dns';
+import { STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { Client } from '../undici-lite.js';
-import { timeoutError, armDeadline } from './deadline.js';
-import { socketArrivals, type Arrivals } from './arrivals.js';
+import { armDeadline } from './deadline.js';
+import { RunError, RunTimeoutError } from './errors.js';
+import { type Connection, connectorFor, type HttpPhase, newConnection, type TlsFacts } from './http-connect.js';
+import { ExchangeClock, phasesOf, round, type TimingPhases, type Timings } from './http-timing.js';
 import type { RunContext } from './types.js';
+
+export type { TlsFacts } from './http-connect.js';
+export type { TimingPhases } from './http-timing.js';
 
 export interface HttpRequest {
   url: string;
@@ -27,29 +31,6 @@ export interface HttpRequest {
   proxyUrl?: string | null;
 }
 
-export interface TlsFacts {
-  protocol: string | null;
-  cipher: string | null;
-  authorized: boolean;
-  authorizationError: string | null;
-  issuer: Record<string, unknown> | null;
-  subject: Record<string, unknown> | null;
-  subjectAltNames: string[];
-  validFrom: string | null;
-  validTo: string | null;
-  daysRemaining: number | null;
-}
-
-export interface TimingPhases {
-  wait: number;
-  dns: number;
-  tcp: number;
-  tls: number;
-  firstByte: number;
-  download: number;
-  total: number;
-}
-
 export interface HttpOutcome {
   url: string;
   status: number;
@@ -61,37 +42,21 @@ export interface HttpOutcome {
   remoteAddress: string | null;
   tls: TlsFacts | null;
   timingPhases: TimingPhases;
-  /** Milliseconds from the start of the run at which each event happened. */
-  timings: { socket: number; lookup: number; connect: number; secureConnect: number | null; response: number; end: number };
+  timings: Timings;
 }
 
-export class HttpError extends Error {
+/** A run that got no response: why, in which phase, and what was known of the connection. */
+export class HttpError extends RunError {
   constructor(
     message: string,
-    readonly phase: string,
+    readonly phase: HttpPhase | 'request',
     readonly partial: Partial<HttpOutcome>,
   ) {
-    super(message);
+    super('OUTPOST_HTTP_FAILED', message);
   }
 }
 
 const MAX_REDIRECTS = 10;
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  204: 'No Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  304: 'Not Modified',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
 
 export interface Transport {
   followRedirects: boolean;
@@ -133,10 +98,6 @@ export async function timedRequest(req: HttpRequest): Promise<HttpOutcome> {
   }
 }
 
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
-}
-
 async function once(req: HttpRequest, url: string, method: string, body: string | null, runStart: number): Promise<HttpOutcome> {
   const { deadline, signal } = req.transport;
   const target = new URL(url);
@@ -144,142 +105,28 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
     throw new HttpError(`unsupported protocol ${target.protocol}`, 'request', {});
   const family = req.transport.ipFamily === 'IPv6' ? 6 : 4;
   const start = performance.now();
-  const mark = { socket: start, lookup: start, connect: start, secureConnect: null as number | null, sent: 0, response: start, end: start };
-  let tlsFacts: TlsFacts | null = null;
-  let remoteAddress: string | null = null;
-  let socket: net.Socket | null = null;
-  let phase = 'dns';
-
-  // When bytes arrive. Over plain TCP the addon's watcher thread reads the kernel's arrival
-  // stamps (`onWire`), whatever the event loop is busy with. Otherwise, and as a bound on that, as
-  // early as JavaScript can know it: a 'readable' listener sees the socket before undici parses
-  // anything, and takes no data from it. The response's first byte and its last are read off
-  // these rather than off the parsed response, which comes later.
-  // (Over TLS the watcher is not used: the server's session tickets arrive on the same socket,
-  // unasked, and would pass for the response's first byte.)
-  let onWire = null as Arrivals | null;
-  let received = 0;
-  const arrivals = { first: 0, last: 0 };
-  const watchArrivals = (sock: net.Socket) => {
-    // The first byte is timed from the request's write, not from the connection: what runs in
-    // between is ours (undici sets up its parser; a garbage collection may land there), and the
-    // server should not be charged with it. That time counts as `wait` instead.
-    sock.write = function (this: net.Socket, chunk: unknown, encoding?: unknown, cb?: unknown) {
-      if (!mark.sent) mark.sent = performance.now();
-      return socketWrite.call(this, chunk, encoding as BufferEncoding, cb as () => void);
-    } as net.Socket['write'];
-    sock.prependListener('readable', () => {
-      const now = performance.now();
-      if (!arrivals.first) arrivals.first = now;
-      arrivals.last = now;
-    });
-  };
-
-  const agent = new Client(target.origin, {
+  const conn = newConnection(start);
+  const clock = new ExchangeClock();
+  const client = new Client(target.origin, {
     pipelining: 1,
     // undici's own header and body timers are off: the run's deadline (armDeadline below) covers
     // every phase, and each of them would set and clear a timer per run.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect(
-      opts: { hostname: string; port: string | number; protocol: string; servername?: string | null },
-      cb: (err: Error | null, socket: net.Socket | null) => void,
-    ) {
-      const host = opts.hostname.replace(/^\[|\]$/g, '');
-      const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
-      const proxy = req.proxyUrl ? new URL(req.proxyUrl) : null;
-      const afterLookup = (err: Error | null, address?: string) => {
-        mark.lookup = performance.now();
-        if (err) return cb(err, null);
-        phase = 'tcp';
-        remoteAddress = address!;
-        const raw = net.connect({
-          host: address!,
-          port: proxy ? Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80) : port,
-          family,
-        });
-        raw.setNoDelay(true);
-        raw.once('error', (e) => cb(e, null));
-        raw.once('connect', () => {
-          if (!proxy) return connected(raw);
-          // Through the proxy: a CONNECT tunnel to the target, then the same exchange inside it.
-          phase = 'proxy';
-          const auth = proxy.username
-            ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n`
-            : '';
-          const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-          raw.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${auth}\r\n`);
-          let head = '';
-          const onData = (d: Buffer) => {
-            head += d.toString('latin1');
-            const end = head.indexOf('\r\n\r\n');
-            if (end < 0) return;
-            raw.off('data', onData);
-            const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
-            if (status !== 200)
-              return cb(
-                Object.assign(new Error(`the proxy refused the tunnel to ${authority} (status ${status || 'unreadable'})`), {
-                  code: 'EPROXY',
-                }),
-                null,
-              );
-            connected(raw);
-          };
-          raw.on('data', onData);
-        });
-      };
-      const connected = (raw: net.Socket) => {
-        mark.connect = performance.now();
-        if (opts.protocol !== 'https:') {
-          raw.removeAllListeners('error');
-          phase = 'firstByte';
-          onWire = socketArrivals(raw);
-          watchArrivals(raw);
-          socket = raw;
-          return cb(null, raw);
-        }
-        phase = 'tls';
-        // Verification is judged below, so the certificate's facts are kept when it fails.
-        const sock = tls.connect({
-          socket: raw,
-          servername: net.isIP(host) ? undefined : host,
-          rejectUnauthorized: false,
-          ALPNProtocols: ['http/1.1'],
-        });
-        sock.once('error', (e) => cb(e, null));
-        sock.once('secureConnect', () => {
-          mark.secureConnect = performance.now();
-          tlsFacts = tlsFactsOf(sock);
-          sock.removeAllListeners('error');
-          raw.removeAllListeners('error');
-          if (!req.transport.skipSSL && !sock.authorized) {
-            sock.destroy();
-            return cb(
-              Object.assign(new Error(`TLS certificate rejected: ${describeTlsError(String(sock.authorizationError))}`), {
-                code: 'CERT_INVALID',
-              }),
-              null,
-            );
-          }
-          phase = 'firstByte';
-          watchArrivals(sock);
-          socket = sock;
-          cb(null, sock);
-        });
-      };
-      const lookupHost = proxy ? proxy.hostname.replace(/^\[|\]$/g, '') : host;
-      mark.socket = performance.now();
-      if (net.isIP(lookupHost)) afterLookup(null, lookupHost);
-      else dns.lookup(lookupHost, { family }, (err, address) => afterLookup(err, address));
-    },
+    connect: connectorFor(conn, {
+      family,
+      proxyUrl: req.proxyUrl,
+      skipSSL: req.transport.skipSSL,
+      onSocket: (sock, plain) => clock.watch(sock, plain),
+    }),
   } as unknown as ConstructorParameters<typeof Client>[1]);
 
-  const disarm = armDeadline(deadline, signal, () => agent.destroy(timeoutError(), noop));
-  const partial = (): Partial<HttpOutcome> => ({ url, tls: tlsFacts, remoteAddress });
+  const disarm = armDeadline(deadline, signal, () => client.destroy(new RunTimeoutError(), noop));
+  let headAt = 0;
   let clean = false;
   try {
     const res = await exchange(
-      agent,
+      client,
       {
         origin: target.origin,
         path: target.pathname + target.search,
@@ -289,16 +136,13 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
       },
       req.keepBodyBytes,
       () => {
-        mark.response = arrivals.first || performance.now();
-        phase = 'download';
+        headAt = performance.now();
+        conn.phase = 'download';
       },
       () => {
         // The connection has served its one exchange. Closing it here, with one shared error,
         // spares undici building (and Node formatting) an error of its own for every run.
-        // (Closed first, its socket leaves the watcher's set with it: one system call less.)
-        received = socket?.bytesRead ?? 0;
-        socket?.destroy(EXCHANGE_DONE);
-        onWire?.stop();
+        clock.finish(conn.socket, EXCHANGE_DONE);
         // When the server said `Connection: close`, undici goes on to build an error of its own
         // ('reset') for the socket just closed, and nothing reads it. Its stack trace is most of
         // its cost (~10 µs a run here, 2-5 % of a URL check), so traces are off until this
@@ -306,73 +150,58 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
         quietStackTraces();
       },
     );
-    // Both readings of each byte come at or after it arrived (the watcher's, from the kernel's
-    // stamps, is exact unless the event loop read the bytes first), so the earlier is nearer.
-    const wire = onWire?.first() ?? null;
-    if (wire !== null && wire >= mark.connect) mark.response = Math.min(mark.response, wire);
-    mark.end = Math.max(mark.response, arrivals.last || performance.now());
-    const wireEnd = received ? (onWire?.last(received) ?? null) : null;
-    if (wireEnd !== null && wireEnd >= mark.response) mark.end = Math.min(mark.end, wireEnd);
-    const connected = mark.secureConnect ?? mark.connect;
-    const requested = mark.sent >= connected && mark.sent <= mark.response ? mark.sent : connected;
-    const ours = requested - connected;
+    const { response, end } = clock.responseSpan(conn.connectAt, headAt);
     clean = true;
-    const headers: Record<string, string> = {};
-    for (const k in res.headers) {
-      const v = res.headers[k];
-      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    }
     return {
       url,
       status: res.status,
-      statusText: STATUS_TEXT[res.status] ?? '',
-      headers,
+      statusText: STATUS_CODES[res.status] ?? '',
+      headers: flatHeaders(res.headers),
       body: res.body,
       bodyBytes: res.bodyBytes,
       redirects: 0,
-      remoteAddress,
-      tls: tlsFacts,
-      timingPhases: {
-        wait: round(mark.socket - start + ours),
-        dns: round(mark.lookup - mark.socket),
-        tcp: round(mark.connect - mark.lookup),
-        tls: round(mark.secureConnect === null ? 0 : mark.secureConnect - mark.connect),
-        firstByte: round(mark.response - requested),
-        download: round(mark.end - mark.response),
-        total: round(mark.end - start),
-      },
-      timings: {
-        socket: round(mark.socket - runStart),
-        lookup: round(mark.lookup - runStart),
-        connect: round(mark.connect - runStart),
-        secureConnect: mark.secureConnect === null ? null : round(mark.secureConnect - runStart),
-        response: round(mark.response - runStart),
-        end: round(mark.end - runStart),
-      },
+      remoteAddress: conn.remoteAddress,
+      tls: conn.tls,
+      ...phasesOf(conn, { start, runStart, sent: clock.sent, response, end }),
     };
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const waited = Math.round(performance.now() - runStart);
-    if (e.name === 'TimeoutError' || signal.aborted || Date.now() >= deadline) {
-      throw new HttpError(
-        `Timed out after ${waited} ms while waiting for ${phase === 'dns' ? 'DNS' : phase} from ${target.host}`,
-        phase,
-        partial(),
-      );
-    }
-    if (e.code === 'CERT_INVALID' || e.code === 'EPROXY') throw new HttpError(e.message, phase, partial());
-    if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA') {
-      throw new HttpError(`DNS lookup of ${target.hostname} failed (${e.code}) for IPv${family}`, 'dns', partial());
-    }
-    throw new HttpError(`${e.code ?? e.name}: ${e.message}`, phase, partial());
+    throw failureOf(err as NodeJS.ErrnoException, conn, { url, target, family, runStart, deadline, signal });
   } finally {
-    onWire?.stop();
+    clock.wire?.stop();
     disarm();
     // After a clean exchange the client is destroyed with one shared error: undici would
     // otherwise build a fresh one (and Node format its stack) for every run.
-    if (clean) agent.destroy(EXCHANGE_DONE, noop);
-    else agent.destroy(noop);
+    if (clean) client.destroy(EXCHANGE_DONE, noop);
+    else client.destroy(noop);
   }
+}
+
+function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return headers;
+}
+
+/** Why a run got no response, in the words its result shows. */
+function failureOf(
+  e: NodeJS.ErrnoException,
+  conn: Connection,
+  o: { url: string; target: URL; family: 4 | 6; runStart: number; deadline: number; signal: AbortSignal },
+): HttpError {
+  const partial: Partial<HttpOutcome> = { url: o.url, tls: conn.tls, remoteAddress: conn.remoteAddress };
+  if (e instanceof RunTimeoutError || o.signal.aborted || Date.now() >= o.deadline) {
+    const waited = Math.round(performance.now() - o.runStart);
+    const phase = conn.phase === 'dns' ? 'DNS' : conn.phase;
+    return new HttpError(`Timed out after ${waited} ms while waiting for ${phase} from ${o.target.host}`, conn.phase, partial);
+  }
+  if (e instanceof RunError) return new HttpError(e.message, conn.phase, partial);
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ENODATA') {
+    return new HttpError(`DNS lookup of ${o.target.hostname} failed (${e.code}) for IPv${o.family}`, 'dns', partial);
+  }
+  return new HttpError(`${e.code ?? e.name}: ${e.message}`, conn.phase, partial);
 }
 
 const noop = () => {};
@@ -387,7 +216,6 @@ function quietStackTraces(): void {
     savedStackTraceLimit = null;
   });
 }
-const socketWrite = net.Socket.prototype.write as (this: net.Socket, chunk: unknown, encoding?: BufferEncoding, cb?: () => void) => boolean;
 const EXCHANGE_DONE = Object.assign(new Error('exchange done'), { code: 'EXCHANGE_DONE' });
 
 interface Exchanged {
@@ -439,38 +267,6 @@ function exchange(
       },
     });
   });
-}
-
-const TLS_ERRORS: Record<string, string> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
-  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed certificate in the chain',
-  CERT_HAS_EXPIRED: 'certificate has expired',
-  CERT_NOT_YET_VALID: 'certificate is not yet valid',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unable to verify the first certificate',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'issuer certificate not found',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'certificate does not name this host',
-};
-
-function describeTlsError(code: string): string {
-  return TLS_ERRORS[code] ? `${TLS_ERRORS[code]} (${code})` : code;
-}
-
-function tlsFactsOf(sock: tls.TLSSocket): TlsFacts {
-  const cert = sock.getPeerCertificate();
-  const has = cert && Object.keys(cert).length > 0;
-  const validTo = has && cert.valid_to ? new Date(cert.valid_to) : null;
-  return {
-    protocol: sock.getProtocol(),
-    cipher: sock.getCipher()?.name ?? null,
-    authorized: sock.authorized,
-    authorizationError: sock.authorizationError ? String(sock.authorizationError) : null,
-    issuer: has ? { ...cert.issuer } : null,
-    subject: has ? { ...cert.subject } : null,
-    subjectAltNames: has && cert.subjectaltname ? cert.subjectaltname.split(', ') : [],
-    validFrom: has && cert.valid_from ? new Date(cert.valid_from).toISOString() : null,
-    validTo: validTo ? validTo.toISOString() : null,
-    daysRemaining: validTo ? Math.floor((validTo.getTime() - Date.now()) / 86_400_000) : null,
-  };
 }
 
 /** The response as results show it (URL and API checks alike); `shown` masks what must not be stored. */

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
 import type { CheckRunner } from './types.js';
 import { untilDeadline } from './deadline.js';
+import { RunTimeoutError } from './errors.js';
 
 interface TcpRequest {
   hostname: string;
@@ -24,13 +25,11 @@ const DATA_SOURCES = new Set(['RESPONSE_DATA', 'TEXT_BODY']);
 
 /**
  * By default a TCP check asks DNS itself (the name servers of /etc/resolv.conf), as the target's
- * users would; USE_OS_DNS_RESOLVER=true uses the operating system's resolver instead, so
- * /etc/hosts and NSS apply.
+ * users would; the agent's USE_OS_DNS_RESOLVER=true uses the operating system's resolver
+ * instead, so /etc/hosts and NSS apply.
  */
-const useOsResolver = process.env.USE_OS_DNS_RESOLVER === 'true';
-
-async function resolve(host: string, family: 4 | 6): Promise<string> {
-  if (useOsResolver) return (await dns.lookup(host, { family })).address;
+async function resolve(host: string, family: 4 | 6, osResolver: boolean): Promise<string> {
+  if (osResolver) return (await dns.lookup(host, { family })).address;
   const found = family === 6 ? await dns.resolve6(host) : await dns.resolve4(host);
   return found[0];
 }
@@ -50,7 +49,7 @@ export const runTcp: CheckRunner = async (job, ctx) => {
 
   try {
     if (net.isIP(req.hostname) === 0) {
-      address = await withDeadline(resolve(req.hostname, family), ctx.deadline, ctx.signal);
+      address = await withDeadline(resolve(req.hostname, family, ctx.osResolver === true), ctx.deadline, ctx.signal);
     }
     timings.dns = performance.now() - t0;
     phase = 'connecting to';
@@ -60,7 +59,7 @@ export const runTcp: CheckRunner = async (job, ctx) => {
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+    if (e instanceof RunTimeoutError || e.name === 'AbortError') {
       error = `Timed out after ${Math.round(performance.now() - t0)} ms while ${phase} ${req.hostname}:${req.port}`;
     } else if (
       e.code === 'ENOTFOUND' ||

@@ -10,6 +10,8 @@ export interface RunContext {
   log: Logger;
   /** Present on agents that run browser checks. */
   browser?: BrowserEnv;
+  /** TCP checks resolve names through the operating system (USE_OS_DNS_RESOLVER), not DNS directly. */
+  osResolver?: boolean;
 }
 
 export interface ArtifactLink {
@@ -23,6 +25,8 @@ export interface ArtifactLink {
 export interface BrowserEnv {
   servers: BrowserServers;
   runtimesDir: string;
+  /** The Chromium that runs launch themselves (multi-step checks) use (CHROMIUM_PATH). */
+  chromiumPath: string;
   /** Runtimes this agent carries (installed, and allowed by OUTPOST_RUNTIMES). */
   carried: ReadonlySet<string>;
   /** Streams a file to the service; a refused upload (too large) comes back as an error. */

@@ -2,6 +2,9 @@
 
 import type { AssertionOutcome } from './assertions.js';
 
+/** Version of the agent protocol (docs/agent-protocol.md); an agent of another version stops. */
+export const PROTOCOL_VERSION = 1;
+
 export interface Job {
   /** `${checkId}:${dueAt}:${location}`: one due run in one location, so re-dispatch and delivery are idempotent. */
   id: string;

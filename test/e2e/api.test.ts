@@ -235,6 +235,7 @@ describe('check results queries', () => {
       ['hasFailures=perhaps', /hasFailures must be boolean/],
       ['from=yesterday', /from must be number/],
       ['location=us-east-99', /location/],
+      ['location=mars', /location must be a data-center location or the slugName of one of your private locations/],
       ['from=2000&to=1000', /to must be after/],
     ] as const) {
       expectError(await svc.api('GET', `${base}?${q}`), 400, msg);
@@ -244,6 +245,11 @@ describe('check results queries', () => {
     const v2 = await svc.api('GET', `/v2/check-results/${check.id}`);
     expect(v2.body).toEqual({ length: 0, entries: [], nextId: null });
     expectError(await svc.api('GET', `/v2/check-results/${check.id}?nextId=garbage`), 400, /nextId/);
+    expectError(await svc.api('GET', `/v2/check-results/${check.id}?location=mars`), 400, /querystring.location/);
+    const pl = await svc.api('POST', '/v1/private-locations', { name: 'Mars base', slugName: 'mars-base' });
+    expect(pl.status).toBe(201);
+    expect((await svc.api('GET', `${base}?location=mars-base`)).body).toEqual([]);
+    expect((await svc.api('GET', `${base}?location=eu-west-1`)).body).toEqual([]);
   });
 });
 

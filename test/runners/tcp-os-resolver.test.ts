@@ -1,6 +1,9 @@
-// USE_OS_DNS_RESOLVER=true: TCP checks resolve through the operating system, so /etc/hosts applies.
+// USE_OS_DNS_RESOLVER=true reaches TCP runs as the run context's osResolver: names resolve through
+// the operating system, so /etc/hosts applies.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { runTcp } from '../../src/checks/tcp.js';
+import { agentConfig } from '../../src/agent/config.js';
 import { createLogger } from '../../src/log.js';
 import { tcpServer, type TcpTarget } from '../helpers/servers.js';
 
@@ -14,9 +17,6 @@ afterAll(async () => {
 
 describe('TCP runner with USE_OS_DNS_RESOLVER=true', () => {
   it('connects to localhost through /etc/hosts', async () => {
-    process.env.USE_OS_DNS_RESOLVER = 'true';
-    const { runTcp } = await import('../../src/checks/tcp.js');
-    delete process.env.USE_OS_DNS_RESOLVER;
     const out = await runTcp(
       {
         id: 'j',
@@ -33,7 +33,12 @@ describe('TCP runner with USE_OS_DNS_RESOLVER=true', () => {
           shouldFail: false,
         },
       },
-      { signal: new AbortController().signal, deadline: Date.now() + 2000, log: createLogger('test', 'ERROR') },
+      {
+        signal: new AbortController().signal,
+        deadline: Date.now() + 2000,
+        log: createLogger('test', 'ERROR'),
+        osResolver: agentConfig({ API_KEY: 'k', USE_OS_DNS_RESOLVER: 'true' }).useOsDnsResolver,
+      },
     );
     expect(out.error).toBeNull();
     expect((out.detail.tcpCheckResult as any).address).toBe('127.0.0.1');

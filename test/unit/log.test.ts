@@ -8,7 +8,13 @@ const CLI = path.resolve('dist/cli.js');
 /** Starts the agent against a port nothing listens on and collects its standard output. */
 function agentOutput(env: Record<string, string>, until: RegExp): Promise<string> {
   const child = spawn(process.execPath, [CLI, 'agent'], {
-    env: { PATH: process.env.PATH ?? '', API_KEY: 'pl_secret_key_value_0123', OUTPOST_URL: 'http://127.0.0.1:9', AGENT_HEALTH_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      API_KEY: 'pl_secret_key_value_0123',
+      OUTPOST_URL: 'http://127.0.0.1:9',
+      AGENT_HEALTH_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -67,6 +67,7 @@ function configSource(o: {
   userConfig: string | null;
   testMatch: string | null;
   wsEndpoint: string | null;
+  chromiumPath: string;
   timeoutMs: number;
   reportFile: string;
   outputDir: string;
@@ -87,7 +88,7 @@ function configSource(o: {
   // The shared browser, or (multi-step checks, which rarely need one) Chromium launched on use.
   const browser = o.wsEndpoint
     ? { connectOptions: { wsEndpoint: o.wsEndpoint } }
-    : { launchOptions: { executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: CHROMIUM_FLAGS } };
+    : { launchOptions: { executablePath: o.chromiumPath, args: CHROMIUM_FLAGS } };
   return `
 const user = ${o.userConfig ? `(() => { const m = require(${JSON.stringify(o.userConfig)}); return m && m.default ? m.default : m; })()` : '{}'};
 const browser = ${JSON.stringify(browser)};
@@ -110,9 +111,9 @@ module.exports = {
 function writeJobFolder(
   kind: SuiteKind,
   code: CheckCode,
-  o: { dir: string; modules: string; wsEndpoint: string | null; deadline: number },
+  o: { dir: string; modules: string; wsEndpoint: string | null; chromiumPath: string; deadline: number },
 ): { configDir: string; configFile: string; reportFile: string } | string {
-  const { dir, modules, wsEndpoint, deadline } = o;
+  const { dir, modules, wsEndpoint, chromiumPath, deadline } = o;
   writeFile(dir, 'node_modules/@playwright/test/package.json', '{"name":"@playwright/test","main":"index.js"}');
   writeFile(dir, 'node_modules/@playwright/test/index.js', testShim(path.join(modules, '@playwright', 'test')));
   writeFile(dir, 'node_modules/playwright/package.json', '{"name":"playwright","main":"index.js"}');
@@ -151,6 +152,7 @@ function writeJobFolder(
       userConfig,
       testMatch,
       wsEndpoint,
+      chromiumPath,
       timeoutMs: budget,
       reportFile,
       outputDir: path.join(dir, '.outpost', 'results'),
@@ -224,7 +226,7 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-job-'));
   const startTime = Date.now();
   try {
-    const folder = writeJobFolder(kind, code, { dir, modules, wsEndpoint, deadline: ctx.deadline });
+    const folder = writeJobFolder(kind, code, { dir, modules, wsEndpoint, chromiumPath: env.chromiumPath, deadline: ctx.deadline });
     if (typeof folder === 'string') return failure(kind, folder);
     const { configDir, configFile, reportFile } = folder;
 

@@ -12,9 +12,8 @@ import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
 import type { Lessee } from '../jobs.js';
 import { FULL_LANE, runtimeLane } from '../scheduler.js';
-import type { RunResult } from '../../domain/run.js';
+import { PROTOCOL_VERSION, type RunResult } from '../../domain/run.js';
 
-export const PROTOCOL_VERSION = 1;
 const DATA_CENTER_QUEUES = LOCATIONS.map((l) => `dc:${l}`);
 const RESULTS_BODY_LIMIT = 64 * 1024 * 1024;
 const SEEN_WRITE_INTERVAL_MS = 30_000;

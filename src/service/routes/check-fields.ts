@@ -2,6 +2,7 @@
 // types)"), and the merge of a validated body into a stored check.
 
 import { LOCATIONS, RUNTIME_IDS, DESCRIPTION_MAX } from '../../domain/limits.js';
+import { knownSlugs } from '../store/private-locations.js';
 import { checkRuleViolation, defaultOffset } from '../../domain/check-rules.js';
 import { ApiError } from '../errors.js';
 import type { Queryable } from '../store/db.js';
@@ -158,11 +159,7 @@ export async function assertValidCheck(db: Queryable, accountId: string, cfg: Ch
   if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
   const slugs = cfg.privateLocations ?? [];
   if (slugs.length) {
-    const found = await db.query<{ slug_name: string }>(
-      'SELECT slug_name FROM private_locations WHERE account_id = $1 AND slug_name = ANY($2::text[])',
-      [accountId, slugs],
-    );
-    const known = new Set(found.map((r) => r.slug_name));
+    const known = await knownSlugs(db, accountId, slugs);
     const missing = slugs.filter((s) => !known.has(s));
     if (missing.length) {
       throw new ApiError(

@@ -3,9 +3,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { LOCATIONS, CHECK_TYPES, PAGE_LIMIT_MAX, RESULTS_WINDOW_SECONDS, SLUG_PATTERN } from '../../domain/limits.js';
 import { getCheck } from '../store/checks.js';
+import { knownSlugs } from '../store/private-locations.js';
 import { pageResults, cursorResults, getResult, toApi, type ResultFilter } from '../store/results.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
+
+const DATA_CENTERS = new Set<string>(LOCATIONS);
 
 const common = {
   limit: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX, default: 10 },
@@ -78,12 +81,21 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   async function requireCheck(accountId: string, checkId: string) {
     if (!(await getCheck(deps.db, checkId, accountId))) throw notFound('Check', checkId);
   }
+  /** A location filter names a data center or one of the account's private locations. */
+  async function requireLocation(accountId: string, location: string | undefined) {
+    if (location === undefined || DATA_CENTERS.has(location) || (await knownSlugs(deps.db, accountId, [location])).size) return;
+    throw new ApiError(400, `querystring.location must be a data-center location or the slugName of one of your private locations`, {
+      field: 'querystring.location',
+      rule: 'location',
+    });
+  }
 
   app.get<{ Params: { checkId: string }; Querystring: Query }>(
     '/v1/check-results/:checkId',
     { schema: { params, querystring: v1Query } },
     async (req) => {
       await requireCheck(req.accountId, req.params.checkId);
+      await requireLocation(req.accountId, req.query.location);
       const q = req.query;
       const offset = (Math.ceil(q.page ?? 1) - 1) * q.limit;
       const rows = await pageResults(deps.db, filter(req.params.checkId, req.accountId, q), q.limit, offset);
@@ -106,6 +118,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { params, querystring: v2Query } },
     async (req) => {
       await requireCheck(req.accountId, req.params.checkId);
+      await requireLocation(req.accountId, req.query.location);
       const q = req.query;
       const f = filter(req.params.checkId, req.accountId, q);
       const rows = await cursorResults(deps.db, f, q.limit + 1, q.nextId ? decodeCursor(q.nextId) : null);

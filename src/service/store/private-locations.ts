@@ -50,6 +50,16 @@ export async function getPrivateLocation(db: Queryable, accountId: string, id: s
   );
 }
 
+/** Which of these slugs name a private location of the account. */
+export async function knownSlugs(db: Queryable, accountId: string, slugs: string[]): Promise<Set<string>> {
+  if (slugs.length === 0) return new Set();
+  const rows = await db.query<{ slug_name: string }>(
+    'SELECT slug_name FROM private_locations WHERE account_id = $1 AND slug_name = ANY($2::text[])',
+    [accountId, slugs],
+  );
+  return new Set(rows.map((r) => r.slug_name));
+}
+
 export async function listPrivateLocations(db: Queryable, accountId: string) {
   return db.query<PrivateLocationRow>('SELECT * FROM private_locations WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
 }
