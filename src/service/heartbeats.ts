@@ -8,6 +8,7 @@ import type { Db } from './store/db.js';
 import type { Logger } from '../log.js';
 import type { CheckRow } from './store/checks.js';
 import { storeResults } from './store/results.js';
+import { checkByPingToken, recordPing, setHeartbeatSince, upsertHeartbeat, watchedHeartbeats } from './store/heartbeats.js';
 import type { ServiceMetrics } from './metrics.js';
 
 export const HEARTBEAT_LOCATION = 'heartbeat';
@@ -40,9 +41,7 @@ export class HeartbeatMonitor {
   ) {}
 
   async start(): Promise<void> {
-    const rows = await this.db.query<CheckRow & { since: number }>(
-      `SELECT c.*, h.since FROM checks c JOIN heartbeats h ON h.check_id = c.id WHERE c.activated AND c.check_type = 'HEARTBEAT'`,
-    );
+    const rows = await watchedHeartbeats(this.db);
     for (const r of rows) this.watch(r, r.since);
   }
 
@@ -55,18 +54,14 @@ export class HeartbeatMonitor {
   async upsert(row: CheckRow): Promise<void> {
     const token = (row.config.heartbeat as HeartbeatSpec).pingToken!;
     const now = Date.now();
-    await this.db.query(
-      `INSERT INTO heartbeats (check_id, ping_token, since) VALUES ($1, $2, $3)
-       ON CONFLICT (check_id) DO UPDATE SET ping_token = EXCLUDED.ping_token`,
-      [row.id, token, now],
-    );
+    await upsertHeartbeat(this.db, row.id, token, now);
     const prev = this.watched.get(row.id);
     if (prev?.timer) clearTimeout(prev.timer);
     this.watched.delete(row.id);
     if (!row.activated) return;
     // Reactivation starts a fresh wait: silence while deactivated is not a miss.
     const since = prev ? prev.since : now;
-    if (!prev) await this.db.query('UPDATE heartbeats SET since = $2 WHERE check_id = $1', [row.id, since]);
+    if (!prev) await setHeartbeatSince(this.db, row.id, since);
     this.watch(row, since);
   }
 
@@ -78,13 +73,11 @@ export class HeartbeatMonitor {
 
   /** A ping: a passing result, and the deadline starts again. False when the token is unknown. */
   async ping(token: string, how: { method: string; source: string | undefined }): Promise<boolean> {
-    const [hit] = await this.db.query<CheckRow>(`SELECT c.* FROM heartbeats h JOIN checks c ON c.id = h.check_id WHERE h.ping_token = $1`, [
-      token,
-    ]);
+    const hit = await checkByPingToken(this.db, token);
     if (!hit) return false;
     const now = Date.now();
     await this.record(hit, now, null, { method: how.method, source: how.source ?? null });
-    await this.db.query('UPDATE heartbeats SET last_ping_at = $2, since = $2 WHERE check_id = $1', [hit.id, now]);
+    await recordPing(this.db, hit.id, now);
     const w = this.watched.get(hit.id);
     if (w) {
       if (w.timer) clearTimeout(w.timer);
@@ -117,7 +110,7 @@ export class HeartbeatMonitor {
     // The next deadline counts one period from this miss.
     const nextSince = now - graceOf(h);
     await this.record(w.row, now, error, null);
-    await this.db.query('UPDATE heartbeats SET since = $2 WHERE check_id = $1', [checkId, nextSince]);
+    await setHeartbeatSince(this.db, checkId, nextSince);
     if (this.watched.get(checkId) === w) this.watch(w.row, nextSince);
   }
 

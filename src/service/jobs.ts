@@ -11,7 +11,8 @@ import { Deque } from './deque.js';
 const INGEST_COALESCE_MS = 25;
 const INGEST_MAX_BATCH = 2000;
 const LEASE_WRITE_COALESCE_MS = 100;
-import { jobFor, type CheckRow } from './store/checks.js';
+import { jobFor } from './store/checks.js';
+import { deleteJobs, dropJobs, insertJobs, type JobRecord, loadJobs, recordLeases } from './store/jobs.js';
 import { storeResults } from './store/results.js';
 
 export interface QueuedJob {
@@ -62,19 +63,7 @@ export class JobQueue {
 
   async load(): Promise<void> {
     // Jobs are stored lean; what an agent needs is rebuilt from the check as it is now.
-    const rows = await this.db.query<
-      CheckRow & {
-        job_id: string;
-        location: string;
-        due_at: number;
-        queue_key: string;
-        leased_by: string | null;
-        lease_expires_at: number | null;
-      }
-    >(
-      `SELECT c.*, j.id AS job_id, j.location, j.due_at, j.queue_key, j.leased_by, j.lease_expires_at
-       FROM jobs j JOIN checks c ON c.id = j.check_id ORDER BY j.due_at`,
-    );
+    const rows = await loadJobs(this.db);
     const now = Date.now();
     for (const r of rows) {
       const q: QueuedJob = {
@@ -104,23 +93,19 @@ export class JobQueue {
     await this.writes;
   }
 
-  /** Rows to insert for new jobs; the scheduler writes them in the same transaction as its bookkeeping. */
-  static rows(jobs: QueuedJob[]) {
-    return {
-      ids: jobs.map((q) => q.job.id),
-      leasedBy: jobs.map((q) => q.leasedBy),
-      leaseUntil: jobs.map((q) => (q.leasedBy ? q.leaseExpiresAt : null)),
-      accounts: jobs.map((q) => q.accountId),
-      checks: jobs.map((q) => q.job.checkId),
-      locations: jobs.map((q) => q.job.location),
-      dues: jobs.map((q) => q.job.dueAt),
-      queueKeys: jobs.map((q) => q.queueKey),
-    };
+  /** The rows that make jobs durable. */
+  static records(jobs: QueuedJob[]): JobRecord[] {
+    return jobs.map((q) => ({
+      id: q.job.id,
+      accountId: q.accountId,
+      checkId: q.job.checkId,
+      location: q.job.location,
+      dueAt: q.job.dueAt,
+      queueKey: q.queueKey,
+      leasedBy: q.leasedBy,
+      leaseExpiresAt: q.leasedBy ? q.leaseExpiresAt : null,
+    }));
   }
-
-  static readonly INSERT_SQL =
-    'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key, leased_by, lease_expires_at) ' +
-    'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::float8[]) ON CONFLICT (id) DO NOTHING';
 
   /**
    * Writes that must land before anything else touches the same job rows. New jobs are handed to
@@ -144,10 +129,8 @@ export class JobQueue {
 
   /** On-demand runs: written first, then handed out ahead of scheduled ones. */
   async addUrgent(jobs: QueuedJob[]): Promise<void> {
-    const r = JobQueue.rows(jobs);
-    await this.after(() =>
-      this.db.query(JobQueue.INSERT_SQL, [r.ids, r.accounts, r.checks, r.locations, r.dues, r.queueKeys, r.leasedBy, r.leaseUntil]),
-    );
+    const records = JobQueue.records(jobs);
+    await this.after(() => insertJobs(this.db, records));
     for (const q of jobs) {
       q.written = true;
       this.byId.set(q.job.id, q);
@@ -168,7 +151,7 @@ export class JobQueue {
       }
     }
     for (const id of ids) this.byId.delete(id);
-    if (gone.length) await this.after(() => this.db.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [gone]));
+    if (gone.length) await this.after(() => deleteJobs(this.db, gone));
     this.metrics.pendingJobs.set(this.pendingCount());
   }
 
@@ -343,7 +326,7 @@ export class JobQueue {
         gone.push(q.job.id);
       }
     }
-    if (gone.length) await this.after(() => this.db.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [gone]));
+    if (gone.length) await this.after(() => deleteJobs(this.db, gone));
     this.metrics.pendingJobs.set(this.pendingCount());
   }
 
@@ -417,11 +400,10 @@ export class JobQueue {
       void this.after(() => {
         // Rows not written yet get their lease with their insert.
         const batch = all.filter(([id]) => this.byId.get(id)?.written);
-        if (!batch.length) return Promise.resolve([]);
-        return this.db.query(
-          `UPDATE jobs SET leased_by = t.agent, lease_expires_at = t.until
-           FROM unnest($1::text[], $2::text[], $3::float8[]) AS t(id, agent, until) WHERE jobs.id = t.id`,
-          [batch.map(([id]) => id), batch.map(([, l]) => l.agentId), batch.map(([, l]) => l.until)],
+        if (!batch.length) return Promise.resolve();
+        return recordLeases(
+          this.db,
+          batch.map(([id, l]) => ({ id, agentId: l.agentId, until: l.until })),
         );
       }).catch((err) => this.log.error({ err }, 'could not record job leases'));
     }, LEASE_WRITE_COALESCE_MS);
@@ -466,20 +448,11 @@ export class JobQueue {
         `runs dropped: no agent picked them up within ${this.unclaimedTtlMs / 1000} s`,
       );
       await this.after(() =>
-        this.db.tx(async (tx) => {
-          await tx.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [dropped.map((q) => q.job.id)]);
-          await tx.query(
-            `INSERT INTO dropped_runs (id, check_id, location, due_at, reason)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
-            [
-              dropped.map((q) => q.job.id),
-              dropped.map((q) => q.job.checkId),
-              dropped.map((q) => q.job.location),
-              dropped.map((q) => q.job.dueAt),
-              dropped.map(() => 'unclaimed'),
-            ],
-          );
-        }),
+        dropJobs(
+          this.db,
+          dropped.map((q) => ({ id: q.job.id, checkId: q.job.checkId, location: q.job.location, dueAt: q.job.dueAt })),
+          'unclaimed',
+        ),
       );
       if (dropped.some((q) => q.job.sessionId)) await this.onDropped(dropped);
     }

@@ -12,6 +12,8 @@ import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/
 /** Due runs are written at most this often: one transaction for many runs. */
 const WRITE_COALESCE_MS = 100;
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
+import { queueRuns, scheduledChecks } from './store/jobs.js';
+import { slugIndex } from './store/private-locations.js';
 import { UPTIME_CHECK_TYPES } from '../domain/run.js';
 import { RUNTIME_CHECK_TYPES } from '../domain/runtimes.js';
 
@@ -53,10 +55,8 @@ export class Scheduler {
 
   async start(): Promise<void> {
     // Heartbeats are passive: the HeartbeatMonitor watches them, nothing is dispatched.
-    const rows = await this.db.query<CheckRow & { next_due_at: number | null }>(
-      `SELECT c.*, s.next_due_at FROM checks c LEFT JOIN check_schedule s ON s.check_id = c.id WHERE c.activated AND c.check_type <> 'HEARTBEAT'`,
-    );
-    const slugs = await this.slugMap();
+    const rows = await scheduledChecks(this.db);
+    const slugs = await slugIndex(this.db);
     const now = Date.now();
     let missed = 0;
     for (const row of rows) {
@@ -93,7 +93,7 @@ export class Scheduler {
   async upsert(row: CheckRow): Promise<void> {
     const old = this.byId.get(row.id);
     if (!row.activated || row.check_type === 'HEARTBEAT') return this.remove(row.id, false);
-    const s = this.plan(row, await this.slugMap(row.account_id));
+    const s = this.plan(row, await slugIndex(this.db, row.account_id));
     if (old && old.period === s.period && old.phase === s.phase) s.nextDue = old.nextDue;
     this.track(s);
     this.arm();
@@ -107,17 +107,7 @@ export class Scheduler {
 
   /** Where a check runs: one target per location and private location. */
   async targetsFor(row: CheckRow): Promise<Target[]> {
-    return this.plan(row, await this.slugMap(row.account_id)).targets;
-  }
-
-  private async slugMap(accountId?: string): Promise<Map<string, string>> {
-    const rows = await this.db.query<{ id: string; account_id: string; slug_name: string }>(
-      accountId
-        ? 'SELECT id, account_id, slug_name FROM private_locations WHERE account_id = $1'
-        : 'SELECT id, account_id, slug_name FROM private_locations',
-      accountId ? [accountId] : [],
-    );
-    return new Map(rows.map((r) => [`${r.account_id}/${r.slug_name}`, r.id]));
+    return this.plan(row, await slugIndex(this.db, row.account_id)).targets;
   }
 
   private plan(row: CheckRow, slugs: Map<string, string>): Scheduled {
@@ -219,29 +209,9 @@ export class Scheduler {
     const due = [...this.unwrittenDue];
     this.unwrittenDue.clear();
     if (!due.length) return Promise.resolve();
-    const r = JobQueue.rows(queued);
+    const records = JobQueue.records(queued);
     return this.jobs
-      .after(() =>
-        // One statement: atomic, and one round trip.
-        this.db.query(
-          `WITH queued AS (${JobQueue.INSERT_SQL} RETURNING 1)
-           INSERT INTO check_schedule (check_id, next_due_at)
-           SELECT t.id, t.next FROM unnest($9::text[], $10::float8[]) AS t(id, next) JOIN checks c ON c.id = t.id
-           ON CONFLICT (check_id) DO UPDATE SET next_due_at = EXCLUDED.next_due_at`,
-          [
-            r.ids,
-            r.accounts,
-            r.checks,
-            r.locations,
-            r.dues,
-            r.queueKeys,
-            r.leasedBy,
-            r.leaseUntil,
-            due.map(([id]) => id),
-            due.map(([, next]) => next),
-          ],
-        ),
-      )
+      .after(() => queueRuns(this.db, records, due))
       .then(() => {
         for (const q of queued) q.written = true;
       })

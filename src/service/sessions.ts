@@ -6,39 +6,22 @@ import { EventEmitter } from 'node:events';
 import type { Db } from './store/db.js';
 import type { Logger } from '../log.js';
 import { jobFor, type CheckRow } from './store/checks.js';
+import {
+  FINAL_STATUSES,
+  finishSession,
+  getSession,
+  insertSession,
+  markSessionInProgress,
+  type SessionRow,
+  sessionOutcomes,
+  sessionResults,
+} from './store/sessions.js';
 import type { JobQueue, QueuedJob } from './jobs.js';
 import type { Scheduler } from './scheduler.js';
 import type { RunResult } from '../domain/run.js';
 
-export const FINAL = new Set(['PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED']);
-
-export interface SessionRow {
-  id: string;
-  account_id: string;
-  check_id: string;
-  check_type: string;
-  name: string;
-  status: string;
-  run_source: string;
-  run_locations: string[];
-  started_at: Date;
-  stopped_at: Date | null;
-}
-
-interface SessionResultRow {
-  id: string;
-  check_id: string;
-  check_type: string;
-  name: string;
-  run_location: string;
-  result_type: string;
-  has_errors: boolean;
-  has_failures: boolean;
-  is_degraded: boolean | null;
-  response_time: number;
-  started_at: Date;
-  stopped_at: Date;
-}
+export const FINAL = new Set<string>(FINAL_STATUSES);
+export type { SessionRow };
 
 /** The verdict over a session's results. Pure. */
 export function sessionStatus(results: { hasFailures: boolean; isDegraded: boolean | null }[]): string {
@@ -70,21 +53,16 @@ export class Sessions {
     for (const row of checks) {
       const targets = await this.scheduler.targetsFor(row);
       const id = randomUUID();
-      const [s] = await this.db.query<SessionRow>(
-        `INSERT INTO check_sessions (id, account_id, check_id, check_type, name, status, run_source, run_locations, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9 / 1000.0)) RETURNING *`,
-        [
-          id,
-          row.account_id,
-          row.id,
-          row.check_type,
-          row.config.name,
-          'STARTED',
-          runSource,
-          JSON.stringify(targets.map((t) => t.location)),
-          now,
-        ],
-      );
+      const s = await insertSession(this.db, {
+        id,
+        accountId: row.account_id,
+        checkId: row.id,
+        checkType: row.check_type,
+        name: row.config.name,
+        runSource,
+        runLocations: targets.map((t) => t.location),
+        startedAt: now,
+      });
       // A check with nowhere to run fails at once rather than waiting to time out.
       sessions.push(targets.length ? s : await this.finish(id, 'FAILED'));
       for (const t of targets) {
@@ -98,7 +76,7 @@ export class Sessions {
   }
 
   async get(accountId: string, id: string): Promise<SessionRow | null> {
-    return (await this.db.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
+    return getSession(this.db, id, accountId);
   }
 
   /** Resolves with the session once final, or with null when maxMs passes first. */
@@ -130,7 +108,7 @@ export class Sessions {
   }
 
   async view(s: SessionRow) {
-    const results = await this.db.query<SessionResultRow>('SELECT * FROM check_results WHERE session_id = $1 ORDER BY stopped_at', [s.id]);
+    const results = await sessionResults(this.db, s.id);
     const started = s.started_at.getTime();
     return {
       checkSessionId: s.id,
@@ -166,16 +144,13 @@ export class Sessions {
 
   private async stored(batch: { r: RunResult; q: QueuedJob }[]): Promise<void> {
     for (const id of new Set(batch.map(({ q }) => q.job.sessionId).filter((x): x is string => !!x))) {
-      const [s] = await this.db.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1', [id]);
+      const s = await getSession(this.db, id);
       if (!s || FINAL.has(s.status)) continue;
-      const results = await this.db.query<{ has_failures: boolean; is_degraded: boolean | null }>(
-        'SELECT has_failures, is_degraded FROM check_results WHERE session_id = $1',
-        [id],
-      );
+      const results = await sessionOutcomes(this.db, id);
       if (results.length >= s.run_locations.length) {
         await this.finish(id, sessionStatus(results.map((r) => ({ hasFailures: r.has_failures, isDegraded: r.is_degraded }))));
       } else if (s.status === 'STARTED') {
-        await this.db.query(`UPDATE check_sessions SET status = 'PROGRESS' WHERE id = $1 AND status = 'STARTED'`, [id]);
+        await markSessionInProgress(this.db, id);
       }
     }
   }
@@ -188,11 +163,7 @@ export class Sessions {
   }
 
   private async finish(id: string, status: string): Promise<SessionRow> {
-    const [s] = await this.db.query<SessionRow>(
-      `UPDATE check_sessions SET status = $2, stopped_at = now() WHERE id = $1 AND status NOT IN ('PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED') RETURNING *`,
-      [id, status],
-    );
-    const final = s ?? (await this.db.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1', [id]))[0];
+    const final = await finishSession(this.db, id, status);
     this.events.emit(id, final);
     return final;
   }

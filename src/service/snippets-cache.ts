@@ -2,13 +2,13 @@
 // snippets as they are now.
 
 import type { Queryable } from './store/db.js';
+import { allSnippets } from './store/snippets.js';
 
 export class SnippetsCache {
   private byId = new Map<number, { accountId: string; script: string }>();
 
   async load(db: Queryable): Promise<void> {
-    for (const r of await db.query<{ id: number; account_id: string; script: string }>('SELECT id, account_id, script FROM snippets'))
-      this.set(r.id, r.account_id, r.script);
+    for (const r of await allSnippets(db)) this.set(r.id, r.account_id, r.script);
   }
 
   set(id: number, accountId: string, script: string): void {

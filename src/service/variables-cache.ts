@@ -2,6 +2,7 @@
 // them, and they change only through the variables API.
 
 import type { Queryable } from './store/db.js';
+import { allVariables, listVariables } from './store/variables.js';
 import type { Variable } from '../domain/run.js';
 
 export class VariablesCache {
@@ -10,9 +11,7 @@ export class VariablesCache {
   constructor(private db: Queryable) {}
 
   async load(): Promise<void> {
-    const rows = await this.db.query<{ account_id: string; key: string; value: string; secret: boolean }>(
-      'SELECT account_id, key, value, secret FROM variables ORDER BY key',
-    );
+    const rows = await allVariables(this.db);
     this.byAccount.clear();
     for (const r of rows) {
       const list = this.byAccount.get(r.account_id) ?? [];
@@ -22,10 +21,7 @@ export class VariablesCache {
   }
 
   async refresh(accountId: string): Promise<void> {
-    const rows = await this.db.query<{ key: string; value: string; secret: boolean }>(
-      'SELECT key, value, secret FROM variables WHERE account_id = $1 ORDER BY key',
-      [accountId],
-    );
+    const rows = await listVariables(this.db, accountId);
     this.byAccount.set(
       accountId,
       rows.map((r) => ({ key: r.key, value: r.value, secret: r.secret })),

@@ -48,6 +48,22 @@ describe('heartbeat checks', () => {
     expect((await fetch(`${svc.baseUrl}/ping/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
   });
 
+  it("refuses another check's ping token with 409, on create and on update, changing nothing", async () => {
+    const { body: a } = await svc.api('POST', '/v1/checks/heartbeat', body({ period: 1, periodUnit: 'hours' }));
+    const { body: b } = await svc.api('POST', '/v1/checks/heartbeat', body({ period: 1, periodUnit: 'hours' }, { name: 'other' }));
+    const taken = a.heartbeat.pingToken;
+    const dup = await svc.api('POST', '/v1/checks/heartbeat', body({ pingToken: taken }));
+    expect(dup.status).toBe(409);
+    expect(dup.body).toMatchObject({ statusCode: 409, attributes: { field: 'heartbeat.pingToken' } });
+    const put = await svc.api('PUT', `/v1/checks/heartbeat/${b.id}`, { name: 'renamed', heartbeat: { pingToken: taken } });
+    expect(put.status).toBe(409);
+    const after = (await svc.api('GET', `/v1/checks/${b.id}`)).body;
+    expect(after.name).toBe('other');
+    expect(after.heartbeat.pingToken).toBe(b.heartbeat.pingToken);
+    // Its own token is no conflict.
+    expect((await svc.api('PUT', `/v1/checks/heartbeat/${b.id}`, { heartbeat: { pingToken: b.heartbeat.pingToken } })).status).toBe(200);
+  });
+
   it('passes on pings, fails on silence, recovers on the next ping', async () => {
     const { body: check } = await svc.api('POST', '/v1/checks/heartbeat', body({}));
     const url = check.heartbeat.pingUrl;

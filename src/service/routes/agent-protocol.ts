@@ -10,6 +10,7 @@ import { locationByKey, markSeen } from '../store/private-locations.js';
 import { ApiError } from '../errors.js';
 import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
+import { insertArtifact } from '../store/artifacts.js';
 import type { Lessee } from '../jobs.js';
 import { FULL_LANE, runtimeLane } from '../scheduler.js';
 import { PROTOCOL_VERSION, type RunResult } from '../../domain/run.js';
@@ -246,10 +247,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
           if (e instanceof TooLarge) throw tooLarge();
           throw e;
         }
-        await deps.db.query(
-          'INSERT INTO artifacts (id, account_id, check_id, job_id, name, content_type, size) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [id, q.accountId, q.job.checkId, jobId, name, type, size],
-        );
+        await insertArtifact(deps.db, { id, accountId: q.accountId, checkId: q.job.checkId, jobId, name, contentType: type, size });
         return reply.code(201).send({ id, name, size, contentType: type, url: `${deps.baseUrl()}/v1/artifacts/${id}` });
       },
     );

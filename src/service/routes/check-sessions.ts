@@ -2,8 +2,8 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import type { CheckRow } from '../store/checks.js';
-import { getCheck } from '../store/checks.js';
+import { getCheck, runnableChecks } from '../store/checks.js';
+import { checkByTrigger, deleteTrigger, getTrigger, insertTrigger } from '../store/triggers.js';
 import { ApiError, errorBody, notFound } from '../errors.js';
 import { FINAL } from '../sessions.js';
 import type { Deps } from '../deps.js';
@@ -51,10 +51,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { body: triggerBody } },
     async (req, reply) => {
       const t = req.body.target ?? {};
-      let rows = await deps.db.query<CheckRow>(
-        `SELECT * FROM checks WHERE account_id = $1 AND check_type <> 'HEARTBEAT' ORDER BY created_at, id`,
-        [req.accountId],
-      );
+      let rows = await runnableChecks(deps.db, req.accountId);
       if (t.checkId) rows = rows.filter((r) => t.checkId!.includes(r.id));
       if (t.matchTags) rows = rows.filter((r) => matchesTags(r.config.tags ?? [], t.matchTags!));
       if (rows.length === 0) throw new ApiError(404, 'No check matches the target', { target: t });
@@ -110,33 +107,20 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     if (!check) throw notFound('Check', req.params.checkId);
     if (check.check_type === 'HEARTBEAT')
       throw new ApiError(400, 'A heartbeat check cannot be triggered: it waits for pings', { field: 'checkId', rule: 'runnable' });
-    const [existing] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>(
-      'SELECT * FROM check_triggers WHERE check_id = $1',
-      [check.id],
-    );
+    const existing = await getTrigger(deps.db, req.accountId, check.id);
     if (existing) return reply.code(200).send(triggerView(existing));
-    const [row] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>(
-      'INSERT INTO check_triggers (check_id, account_id, token) VALUES ($1, $2, $3) RETURNING *',
-      [check.id, req.accountId, randomBytes(24).toString('base64url')],
-    );
+    const row = await insertTrigger(deps.db, req.accountId, check.id, randomBytes(24).toString('base64url'));
     return reply.code(201).send(triggerView(row));
   });
 
   app.get<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req) => {
-    const [row] = await deps.db.query<{ check_id: string; token: string; created_at: Date }>(
-      'SELECT * FROM check_triggers WHERE check_id = $1 AND account_id = $2',
-      [req.params.checkId, req.accountId],
-    );
+    const row = await getTrigger(deps.db, req.accountId, req.params.checkId);
     if (!row) throw notFound('Trigger for check', req.params.checkId);
     return triggerView(row);
   });
 
   app.delete<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req, reply) => {
-    const gone = await deps.db.query('DELETE FROM check_triggers WHERE check_id = $1 AND account_id = $2 RETURNING check_id', [
-      req.params.checkId,
-      req.accountId,
-    ]);
-    if (!gone.length) throw notFound('Trigger for check', req.params.checkId);
+    if (!(await deleteTrigger(deps.db, req.accountId, req.params.checkId))) throw notFound('Trigger for check', req.params.checkId);
     return reply.code(204).send();
   });
 
@@ -144,10 +128,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     req: { params: { checkId: string; token: string } },
     reply: { code(n: number): { send(b: unknown): unknown } },
   ) => {
-    const [hit] = await deps.db.query<CheckRow>(
-      'SELECT c.* FROM check_triggers t JOIN checks c ON c.id = t.check_id WHERE t.check_id = $1 AND t.token = $2',
-      [req.params.checkId, req.params.token],
-    );
+    const hit = await checkByTrigger(deps.db, req.params.checkId, req.params.token);
     if (!hit) throw notFound('Trigger', req.params.checkId);
     const [session] = await sessions.start([hit], 'TRIGGER_API');
     const done = await sessions.waitFinal(hit.account_id, session.id, TRIGGER_WAIT_MS);

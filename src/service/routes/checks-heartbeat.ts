@@ -13,6 +13,7 @@ import {
   assertValidCheck,
 } from './check-fields.js';
 import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../store/checks.js';
+import { pingTokenTaken } from '../store/heartbeats.js';
 import { periodOf, graceOf, type HeartbeatSpec } from '../heartbeats.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
@@ -49,6 +50,8 @@ const updateSchema = {
 };
 const pingParams = { type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 100 } } };
 
+const tokenInUse = () => new ApiError(409, 'heartbeat.pingToken is already in use', { field: 'heartbeat.pingToken', rule: 'unique' });
+
 function checkSpan(h: HeartbeatSpec): void {
   const period = periodOf(h);
   if (period < 1000 || period > MAX_SPAN_MS)
@@ -63,13 +66,13 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Body: CheckBody }>('/v1/checks/heartbeat', { schema: createSchema }, async (req, reply) => {
     const cfg: CheckConfig = { ...newCheckConfig(req.body, { degradedResponseTime: 10_000, maxResponseTime: 20_000 }), request: {} };
     const heartbeat = req.body.heartbeat as Partial<HeartbeatSpec>;
-    cfg.heartbeat = { ...heartbeat, pingToken: heartbeat.pingToken ?? randomUUID() };
+    const pingToken = heartbeat.pingToken ?? randomUUID();
+    cfg.heartbeat = { ...heartbeat, pingToken };
     cfg.script = req.body.script;
     checkSpan(cfg.heartbeat as HeartbeatSpec);
     await assertValidCheck(deps.db, req.accountId, cfg);
     const row = await deps.db.tx(async (tx) => {
-      const taken = await tx.query('SELECT 1 FROM heartbeats WHERE ping_token = $1', [(cfg.heartbeat as HeartbeatSpec).pingToken]);
-      if (taken.length) throw new ApiError(409, 'heartbeat.pingToken is already in use', { field: 'heartbeat.pingToken', rule: 'unique' });
+      if (await pingTokenTaken(tx, pingToken)) throw tokenInUse();
       return insertCheck(tx, {
         id: randomUUID(),
         account_id: req.accountId,
@@ -95,6 +98,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       (cfg.heartbeat as HeartbeatSpec).pingToken = (stored.config.heartbeat as HeartbeatSpec).pingToken;
     checkSpan(cfg.heartbeat as HeartbeatSpec);
     await assertValidCheck(deps.db, req.accountId, cfg);
+    // Refused before anything is written: the check stays as it was.
+    const token = (cfg.heartbeat as HeartbeatSpec).pingToken;
+    if (token && (await pingTokenTaken(deps.db, token, stored.id))) throw tokenInUse();
     const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;
     await deps.heartbeats.upsert(row);
     return show(row);

@@ -3,14 +3,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
-
-interface SnippetRow {
-  id: number;
-  name: string;
-  script: string;
-  created_at: Date;
-  updated_at: Date | null;
-}
+import {
+  checksUsingSnippet,
+  deleteSnippet,
+  getSnippet,
+  insertSnippet,
+  listSnippets,
+  type SnippetRow,
+  updateSnippet,
+} from '../store/snippets.js';
 
 const body = {
   type: 'object',
@@ -28,22 +29,13 @@ const view = (s: SnippetRow) => ({
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Body: { name: string; script: string } }>('/v1/snippets', { schema: { body } }, async (req, reply) => {
-    const [row] = await deps.db.query<SnippetRow>('INSERT INTO snippets (account_id, name, script) VALUES ($1, $2, $3) RETURNING *', [
-      req.accountId,
-      req.body.name,
-      req.body.script,
-    ]);
+    const row = await insertSnippet(deps.db, req.accountId, req.body.name, req.body.script);
     deps.snippets.set(row.id, req.accountId, row.script);
     return reply.code(201).send(view(row));
   });
-  app.get('/v1/snippets', async (req) =>
-    (await deps.db.query<SnippetRow>('SELECT * FROM snippets WHERE account_id = $1 ORDER BY id', [req.accountId])).map(view),
-  );
+  app.get('/v1/snippets', async (req) => (await listSnippets(deps.db, req.accountId)).map(view));
   app.get<{ Params: { id: number } }>('/v1/snippets/:id', { schema: { params } }, async (req) => {
-    const [row] = await deps.db.query<SnippetRow>('SELECT * FROM snippets WHERE id = $1 AND account_id = $2', [
-      req.params.id,
-      req.accountId,
-    ]);
+    const row = await getSnippet(deps.db, req.accountId, req.params.id);
     if (!row) throw notFound('Snippet', req.params.id);
     return view(row);
   });
@@ -51,24 +43,16 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/v1/snippets/:id',
     { schema: { params, body } },
     async (req) => {
-      const [row] = await deps.db.query<SnippetRow>(
-        'UPDATE snippets SET name = $3, script = $4, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING *',
-        [req.params.id, req.accountId, req.body.name, req.body.script],
-      );
+      const row = await updateSnippet(deps.db, req.accountId, req.params.id, req.body.name, req.body.script);
       if (!row) throw notFound('Snippet', req.params.id);
       deps.snippets.set(row.id, req.accountId, row.script);
       return view(row);
     },
   );
   app.delete<{ Params: { id: number } }>('/v1/snippets/:id', { schema: { params } }, async (req, reply) => {
-    const users = await deps.db.query<{ id: string }>(
-      `SELECT id FROM checks WHERE account_id = $1 AND ((config->>'setupSnippetId')::int = $2 OR (config->>'tearDownSnippetId')::int = $2)`,
-      [req.accountId, req.params.id],
-    );
-    if (users.length)
-      throw new ApiError(409, `Snippet ${req.params.id} is used by ${users.length} check(s)`, { checkIds: users.map((u) => u.id) });
-    const gone = await deps.db.query('DELETE FROM snippets WHERE id = $1 AND account_id = $2 RETURNING id', [req.params.id, req.accountId]);
-    if (!gone.length) throw notFound('Snippet', req.params.id);
+    const users = await checksUsingSnippet(deps.db, req.accountId, req.params.id);
+    if (users.length) throw new ApiError(409, `Snippet ${req.params.id} is used by ${users.length} check(s)`, { checkIds: users });
+    if (!(await deleteSnippet(deps.db, req.accountId, req.params.id))) throw notFound('Snippet', req.params.id);
     deps.snippets.delete(req.params.id);
     return reply.code(204).send();
   });

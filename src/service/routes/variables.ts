@@ -4,15 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
-
-interface VariableRow {
-  key: string;
-  value: string;
-  locked: boolean;
-  secret: boolean;
-  created_at: Date;
-  updated_at: Date | null;
-}
+import { deleteVariable, getVariable, insertVariable, listVariables, updateVariable, type VariableRow } from '../store/variables.js';
 
 const KEY = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
 const createBody = {
@@ -49,8 +41,7 @@ const view = (v: VariableRow) => ({
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.get('/v1/variables', async (req) => {
-    const rows = await deps.db.query<VariableRow>('SELECT * FROM variables WHERE account_id = $1 ORDER BY key', [req.accountId]);
-    return rows.map(view);
+    return (await listVariables(deps.db, req.accountId)).map(view);
   });
 
   app.post<{ Body: { key: string; value: string; locked: boolean; secret: boolean } }>(
@@ -58,10 +49,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { body: createBody } },
     async (req, reply) => {
       const b = req.body;
-      const [row] = await deps.db.query<VariableRow>(
-        'INSERT INTO variables (account_id, key, value, locked, secret) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING *',
-        [req.accountId, b.key, b.value, b.locked, b.secret],
-      );
+      const row = await insertVariable(deps.db, req.accountId, b);
       if (!row) throw new ApiError(409, `A variable with key ${b.key} already exists`, { field: 'key', rule: 'unique' });
       await deps.variables.refresh(req.accountId);
       return reply.code(201).send(view(row));
@@ -69,10 +57,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   );
 
   app.get<{ Params: { key: string } }>('/v1/variables/:key', { schema: { params } }, async (req) => {
-    const [row] = await deps.db.query<VariableRow>('SELECT * FROM variables WHERE account_id = $1 AND key = $2', [
-      req.accountId,
-      req.params.key,
-    ]);
+    const row = await getVariable(deps.db, req.accountId, req.params.key);
     if (!row) throw notFound('Variable', req.params.key);
     return view(row);
   });
@@ -85,28 +70,23 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (b.key !== undefined && b.key !== req.params.key) {
         throw new ApiError(400, 'key cannot be changed: delete the variable and create a new one', { field: 'key', rule: 'immutable' });
       }
-      const [cur] = await deps.db.query<VariableRow>('SELECT * FROM variables WHERE account_id = $1 AND key = $2', [
-        req.accountId,
-        req.params.key,
-      ]);
+      const cur = await getVariable(deps.db, req.accountId, req.params.key);
       if (!cur) throw notFound('Variable', req.params.key);
       if (cur.secret && b.secret === false)
         throw new ApiError(400, 'secret cannot be turned off once set', { field: 'secret', rule: 'one-way' });
-      const [row] = await deps.db.query<VariableRow>(
-        'UPDATE variables SET value = $3, locked = $4, secret = $5, updated_at = now() WHERE account_id = $1 AND key = $2 RETURNING *',
-        [req.accountId, req.params.key, b.value, b.locked ?? cur.locked, b.secret ?? cur.secret],
-      );
+      const row = await updateVariable(deps.db, req.accountId, req.params.key, {
+        value: b.value,
+        locked: b.locked ?? cur.locked,
+        secret: b.secret ?? cur.secret,
+      });
+      if (!row) throw notFound('Variable', req.params.key);
       await deps.variables.refresh(req.accountId);
       return view(row);
     },
   );
 
   app.delete<{ Params: { key: string } }>('/v1/variables/:key', { schema: { params } }, async (req, reply) => {
-    const gone = await deps.db.query('DELETE FROM variables WHERE account_id = $1 AND key = $2 RETURNING key', [
-      req.accountId,
-      req.params.key,
-    ]);
-    if (!gone.length) throw notFound('Variable', req.params.key);
+    if (!(await deleteVariable(deps.db, req.accountId, req.params.key))) throw notFound('Variable', req.params.key);
     await deps.variables.refresh(req.accountId);
     return reply.code(204).send();
   });

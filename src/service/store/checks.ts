@@ -144,6 +144,13 @@ export async function listChecks(
   return { rows, total: n };
 }
 
+/** The account's checks that can be run on demand (all but heartbeats), oldest first. */
+export async function runnableChecks(db: Queryable, accountId: string): Promise<CheckRow[]> {
+  return db.query<CheckRow>(`SELECT * FROM checks WHERE account_id = $1 AND check_type <> 'HEARTBEAT' ORDER BY created_at, id`, [
+    accountId,
+  ]);
+}
+
 export async function deleteCheck(db: Queryable, id: string, accountId: string): Promise<boolean> {
   const rows = await db.query('DELETE FROM checks WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]);
   if (rows.length === 0) return false;

@@ -113,3 +113,14 @@ export async function locationByKey(db: Queryable, keyHash: string) {
 export async function markSeen(db: Queryable, id: string) {
   await db.query('UPDATE private_locations SET last_seen_at = now() WHERE id = $1', [id]);
 }
+
+/** `${accountId}/${slugName}` → private location id, for one account or all of them. */
+export async function slugIndex(db: Queryable, accountId?: string): Promise<Map<string, string>> {
+  const rows = await db.query<{ id: string; account_id: string; slug_name: string }>(
+    accountId
+      ? 'SELECT id, account_id, slug_name FROM private_locations WHERE account_id = $1'
+      : 'SELECT id, account_id, slug_name FROM private_locations',
+    accountId ? [accountId] : [],
+  );
+  return new Map(rows.map((r) => [`${r.account_id}/${r.slug_name}`, r.id]));
+}

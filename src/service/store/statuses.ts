@@ -1,0 +1,27 @@
+// Check statuses: each check's latest outcome, written with the results that change it.
+
+import type { Queryable } from './db.js';
+
+export interface StatusRow {
+  check_id: string;
+  name: string;
+  has_failures: boolean;
+  has_errors: boolean;
+  is_degraded: boolean;
+  longest_run: number | null;
+  shortest_run: number | null;
+  last_run_location: string | null;
+  last_check_run_id: string | null;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+export async function listStatuses(db: Queryable, accountId: string): Promise<StatusRow[]> {
+  return db.query<StatusRow>('SELECT * FROM check_statuses WHERE account_id = $1 ORDER BY check_id', [accountId]);
+}
+
+export async function getStatus(db: Queryable, accountId: string, checkId: string): Promise<StatusRow | null> {
+  return (
+    (await db.query<StatusRow>('SELECT * FROM check_statuses WHERE check_id = $1 AND account_id = $2', [checkId, accountId]))[0] ?? null
+  );
+}
