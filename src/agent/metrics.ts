@@ -1,8 +1,9 @@
 import client from 'prom-client';
+import { collectProcessMetrics } from '../process-metrics.js';
 
 export function agentMetrics() {
   const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry, prefix: 'outpost_agent_' });
+  collectProcessMetrics(registry, 'outpost_agent_');
   return {
     registry,
     jobs: new client.Counter({

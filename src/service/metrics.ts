@@ -1,8 +1,9 @@
 import client from 'prom-client';
+import { collectProcessMetrics } from '../process-metrics.js';
 
 export function serviceMetrics() {
   const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry, prefix: 'outpost_service_' });
+  collectProcessMetrics(registry, 'outpost_service_');
   return {
     registry,
     runsScheduled: new client.Counter({ name: 'outpost_runs_scheduled_total', help: 'Due runs turned into jobs', registers: [registry] }),
