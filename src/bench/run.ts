@@ -21,6 +21,7 @@ import { launch, cpuSeconds, cpuSecondsOf, rssMb, sleep } from './procs.js';
 import { startStack, createChecks, drain } from './stack.js';
 import { startPostgres } from './postgres.js';
 import { benchProbes } from './probes.js';
+import { benchSteady } from './steady.js';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000);
 const STEADY_S = Number(process.env.BENCH_STEADY_SECONDS ?? 20);
@@ -151,7 +152,12 @@ async function main() {
   say(
     `Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`,
   );
-  const only = process.env.BENCH_ONLY; // 'tcp', 'probes' or 'browser'
+  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady' or 'browser'
+  if (only === 'steady') {
+    target.close();
+    say(JSON.stringify(await benchSteady(say)));
+    return;
+  }
   if (only === 'browser') {
     target.close();
     say(JSON.stringify(await benchBrowser(say)));
@@ -167,6 +173,7 @@ async function main() {
     target.close();
   }
   if (only !== 'tcp') out.probes = await benchProbes(say);
+  if (!only) out.steadyRates = await benchSteady(say);
   if (!only) out.browser = await benchBrowser(say);
   if (only === 'probes') {
     say('');

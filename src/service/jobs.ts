@@ -299,7 +299,9 @@ export class JobQueue {
       for (const w of waiters) w.reject(err);
       return;
     }
+    const storedAt = Date.now();
     for (const { r, q } of fresh) {
+      this.metrics.resultLatencyRecent.observe(Math.max(0, storedAt - r.stoppedAt) / 1000);
       this.byId.delete(r.jobId);
       if (!q.leasedBy) this.pending.get(q.queueKey)?.remove((x) => x === q);
       const latency = Math.max(0, r.startedAt - q.job.dueAt) / 1000;

@@ -34,6 +34,14 @@ export function serviceMetrics() {
       ageBuckets: 6,
       registers: [registry],
     }),
+    resultLatencyRecent: new client.Summary({
+      name: 'outpost_result_latency_recent_seconds',
+      help: "From a run finishing on its agent (the agent's clock) to its result being stored, over the last minute",
+      percentiles: [0.5, 0.9, 0.99],
+      maxAgeSeconds: 60,
+      ageBuckets: 6,
+      registers: [registry],
+    }),
     pendingJobs: new client.Gauge({ name: 'outpost_jobs_pending', help: 'Jobs waiting for an agent', registers: [registry] }),
   };
 }
