@@ -1,7 +1,12 @@
-// Starts the timing benchmark's target, src/native/delay-server.c (built with the addon): an
-// HTTP server on 127.0.0.1 that waits 20 ms before the first byte and 20 ms before the last,
-// and says what delays it really applied, timed from the request's arrival in the kernel.
-import { spawn } from 'node:child_process';
+// Starts the timing benchmark's target, src/bench/delay-server.c: an HTTP server on 127.0.0.1
+// that waits 20 ms before the first byte and 20 ms before the last, and says what delays it
+// really applied, timed from the request's arrival in the kernel. Benchmark code, so it is not
+// built by npm install nor shipped: it is compiled here on first use (cc), once per source.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -17,10 +22,27 @@ export interface DelayServer {
   stop(): void;
 }
 
-export const delayServerPath = fileURLToPath(new URL('../../src/native/build/Release/delay_server', import.meta.url));
+const SOURCE = fileURLToPath(new URL('../../src/bench/delay-server.c', import.meta.url));
+const NATIVE = fileURLToPath(new URL('../../src/native', import.meta.url));
+
+/** The compiled server, built if this source has not been built yet. */
+function delayServerBinary(): string {
+  const hash = createHash('sha256')
+    .update(fs.readFileSync(SOURCE))
+    .update(fs.readFileSync(path.join(NATIVE, 'stamps.h')))
+    .digest('hex')
+    .slice(0, 16);
+  const bin = path.join(os.tmpdir(), `outpost-delay-server-${hash}`);
+  if (!fs.existsSync(bin)) {
+    const tmp = `${bin}.${process.pid}`;
+    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-I', NATIVE, '-o', tmp, SOURCE], { stdio: 'inherit' });
+    fs.renameSync(tmp, bin);
+  }
+  return bin;
+}
 
 export async function startDelayServer(): Promise<DelayServer> {
-  const child = spawn(delayServerPath, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(delayServerBinary(), [], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const waiting: { resolve: (line: string) => void; reject: (err: Error) => void }[] = [];
   lines.on('line', (line) => waiting.shift()?.resolve(line));

@@ -2,15 +2,19 @@
   "targets": [
     {
       "target_name": "outpost_native",
-      "sources": ["module.c", "icmp.c", "arrivals.c"],
-      "cflags": ["-O2", "-Wall", "-Wextra"],
-      "libraries": ["-lpthread"]
-    },
-    {
-      "target_name": "delay_server",
-      "type": "executable",
-      "sources": ["delay-server.c"],
-      "cflags": ["-O2", "-Wall", "-Wextra"]
+      "sources": [
+        "module.c",
+        "icmp.c",
+        "arrivals.c"
+      ],
+      "cflags": [
+        "-O2",
+        "-Wall",
+        "-Wextra"
+      ],
+      "libraries": [
+        "-lpthread"
+      ]
     }
   ]
 }

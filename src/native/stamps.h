@@ -1,5 +1,5 @@
 // Reading the kernel's receive and transmit stamps off a message, for arrivals.c (the agent's
-// watcher) and delay-server.c (the timing benchmark's target).
+// watcher) and src/bench/delay-server.c (the timing benchmark's target).
 #ifndef OUTPOST_STAMPS_H
 #define OUTPOST_STAMPS_H
 
