@@ -100,6 +100,9 @@ export const RESULTS_WINDOW_SECONDS = 6 * 3600;
 export const UNCLAIMED_RUN_TTL_MS = 6 * 60 * 1000;
 
 export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'TEXT_BODY', 'RESPONSE_TIME'] as const;
+/** ICMP assertions compare latencies and JSON values; there are no keys to look for. */
+export const ICMP_ASSERTION_COMPARISONS = JSON_ASSERTION_COMPARISONS.filter((c) => !c.includes('HAS_'));
+
 export const ASSERTION_COMPARISONS = [
   'EQUALS',
   'NOT_EQUALS',

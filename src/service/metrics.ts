@@ -26,23 +26,25 @@ export function serviceMetrics() {
       registers: [registry],
     }),
     // Exact recent quantiles for the benchmark and for operators; the histogram is for aggregation.
-    dispatchLatencyRecent: new client.Summary({
-      name: 'outpost_dispatch_latency_recent_seconds',
-      help: 'From a run being due to the agent starting it, over the last minute',
-      percentiles: [0.5, 0.9, 0.99],
-      maxAgeSeconds: 60,
-      ageBuckets: 6,
-      registers: [registry],
-    }),
-    resultLatencyRecent: new client.Summary({
-      name: 'outpost_result_latency_recent_seconds',
-      help: "From a run finishing on its agent (the agent's clock) to its result being stored, over the last minute",
-      percentiles: [0.5, 0.9, 0.99],
-      maxAgeSeconds: 60,
-      ageBuckets: 6,
-      registers: [registry],
-    }),
+    dispatchLatencyRecent: lastMinute(registry, 'outpost_dispatch_latency_recent_seconds', 'From a run being due to the agent starting it'),
+    resultLatencyRecent: lastMinute(
+      registry,
+      'outpost_result_latency_recent_seconds',
+      "From a run finishing on its agent (the agent's clock) to its result being stored",
+    ),
     pendingJobs: new client.Gauge({ name: 'outpost_jobs_pending', help: 'Jobs waiting for an agent', registers: [registry] }),
   };
 }
 export type ServiceMetrics = ReturnType<typeof serviceMetrics>;
+
+/** Exact quantiles of the last minute (p50, p90, p99), for operators and the benchmark. */
+function lastMinute(registry: client.Registry, name: string, help: string) {
+  return new client.Summary({
+    name,
+    help: `${help}, over the last minute`,
+    percentiles: [0.5, 0.9, 0.99],
+    maxAgeSeconds: 60,
+    ageBuckets: 6,
+    registers: [registry],
+  });
+}

@@ -1,6 +1,6 @@
 // ICMP monitors: POST /v1/checks/icmp, PUT /v1/checks/icmp/{id}.
 
-import { TCP_FREQUENCIES } from '../../domain/limits.js';
+import { ICMP_ASSERTION_COMPARISONS, TCP_FREQUENCIES } from '../../domain/limits.js';
 import { checkTypeRoutes } from './check-type.js';
 
 const assertion = {
@@ -8,21 +8,7 @@ const assertion = {
   required: ['source', 'comparison'],
   properties: {
     source: { type: 'string', enum: ['LATENCY', 'JSON_RESPONSE'] },
-    comparison: {
-      type: 'string',
-      enum: [
-        'EQUALS',
-        'NOT_EQUALS',
-        'IS_EMPTY',
-        'NOT_EMPTY',
-        'GREATER_THAN',
-        'LESS_THAN',
-        'CONTAINS',
-        'NOT_CONTAINS',
-        'IS_NULL',
-        'NOT_NULL',
-      ],
-    },
+    comparison: { type: 'string', enum: ICMP_ASSERTION_COMPARISONS },
     property: { type: 'string', default: '' },
     target: { type: ['string', 'number'], default: '' },
     regex: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
