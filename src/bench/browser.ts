@@ -166,9 +166,12 @@ test('artifact', async ({}, testInfo) => {
     }, 20);
     await runSessions(stack, [id]);
     clearInterval(sampler);
-    // biome-ignore lint/suspicious/noExplicitAny: an API answer read field by field
-    const [result] = await stack.api<any[]>('GET', `/v1/check-results/${id}`);
-    const asset = (result.browserCheckResult?.jobAssets ?? []).find((a: { name: string }) => a.name.startsWith('recording'));
+    type Asset = { name: string; size: number; uploadMs: number };
+    const [result] = await stack.api<{ browserCheckResult?: { jobAssets?: Asset[]; artifactErrors?: unknown } }[]>(
+      'GET',
+      `/v1/check-results/${id}`,
+    );
+    const asset = (result.browserCheckResult?.jobAssets ?? []).find((a) => a.name.startsWith('recording'));
     if (!asset) throw new Error(`150 MB artifact was not uploaded: ${JSON.stringify(result.browserCheckResult?.artifactErrors ?? result)}`);
     return {
       sizeMb: asset.size / MB,

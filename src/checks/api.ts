@@ -163,15 +163,13 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
       if (parseError !== null) throw new Error(`the body is not JSON (${parseError})`);
       return parsed;
     };
-    const assertions = (req.assertions ?? []).map(
-      (a): Assertion => ({
-        source: a.source,
-        comparison: a.comparison,
-        property: fill(a.property ?? '', vars),
-        target: fill(String(a.target ?? ''), vars),
-        regex: a.regex ?? null,
-      }),
-    );
+    const assertions = (req.assertions ?? []).map((a): Assertion => ({
+      source: a.source,
+      comparison: a.comparison,
+      property: fill(a.property ?? '', vars),
+      target: fill(String(a.target ?? ''), vars),
+      regex: a.regex ?? null,
+    }));
     const outcomes = evaluateAssertions(assertions, (a): Actual => {
       switch (a.source) {
         case 'STATUS_CODE':

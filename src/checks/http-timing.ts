@@ -50,15 +50,17 @@ export class ExchangeClock {
     // The first byte is timed from the request's write, not from the connection: what runs in
     // between is ours (undici sets up its parser; a garbage collection may land there), and the
     // server should not be charged with it. That time counts as `wait` instead.
-    const clock = this;
+    const written = () => {
+      if (!this.sent) this.sent = performance.now();
+    };
     sock.write = function (this: net.Socket, chunk: unknown, encoding?: unknown, cb?: unknown) {
-      if (!clock.sent) clock.sent = performance.now();
+      written();
       return socketWrite.call(this, chunk, encoding as BufferEncoding, cb as () => void);
     } as net.Socket['write'];
     sock.prependListener('readable', () => {
       const now = performance.now();
-      if (!clock.first) clock.first = now;
-      clock.last = now;
+      if (!this.first) this.first = now;
+      this.last = now;
     });
   }
 

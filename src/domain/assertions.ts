@@ -87,8 +87,8 @@ export function compare(comparison: string, actual: Actual, target: string): boo
 export function evaluateAssertions(assertions: readonly Assertion[], actualOf: (a: Assertion) => Actual): AssertionOutcome[] {
   return assertions.map((a) => {
     const target = a.target === undefined ? '' : String(a.target);
-    let actual: Actual = null;
-    let passed = false;
+    let actual: Actual;
+    let passed: boolean;
     let error: string | undefined;
     try {
       actual = extract(actualOf(a), a.regex);
