@@ -60,8 +60,7 @@ export interface Variable {
   secret?: boolean;
 }
 
-/** Check types the uptime agent profile runs; everything else needs the full agent. */
-export const UPTIME_CHECK_TYPES = new Set(['URL', 'DNS', 'TCP', 'ICMP']);
+export { UPTIME_CHECK_TYPES } from './check-types.js';
 
 /** What a runner reports: the probe's own findings, before response-time limits and shouldFail apply. */
 export interface ProbeOutcome {

@@ -15,8 +15,7 @@ export interface RuntimeRecord {
   dependencies: Record<string, string>;
 }
 
-/** Check types whose code runs under a runtime, in a browser or with Playwright's test runner. */
-export const RUNTIME_CHECK_TYPES = new Set(['BROWSER', 'MULTI_STEP', 'PLAYWRIGHT']);
+export { RUNTIME_CHECK_TYPES } from './check-types.js';
 
 /** The newest runtime at stage CURRENT: what a check without runtimeId runs under. */
 export function currentRuntime(records: readonly RuntimeRecord[]): RuntimeRecord | undefined {

@@ -14,8 +14,7 @@ const WRITE_COALESCE_MS = 100;
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
 import { queueRuns, scheduledChecks } from './store/jobs.js';
 import { slugIndex } from './store/private-locations.js';
-import { UPTIME_CHECK_TYPES } from '../domain/run.js';
-import { RUNTIME_CHECK_TYPES } from '../domain/runtimes.js';
+import { declarationOf } from '../domain/check-types.js';
 
 /** Suffix of the queues holding jobs that need the full agent profile. */
 export const FULL_LANE = '#full';
@@ -117,11 +116,8 @@ export class Scheduler {
     const targets: Target[] = [];
     // Jobs only the full agent can run wait in their own queue, which uptime agents never read.
     // Runs under a runtime wait in that runtime's queue, read by agents that carry it.
-    const lane = UPTIME_CHECK_TYPES.has(row.check_type)
-      ? ''
-      : RUNTIME_CHECK_TYPES.has(row.check_type)
-        ? runtimeLane(runtimeOf(row)!)
-        : FULL_LANE;
+    const kind = declarationOf(row.check_type)?.lane ?? 'full';
+    const lane = kind === 'uptime' ? '' : kind === 'runtime' ? runtimeLane(runtimeOf(row)!) : FULL_LANE;
     for (const loc of cfg.locations ?? []) targets.push({ queueKey: `dc:${loc}${lane}`, location: loc });
     for (const slug of cfg.privateLocations ?? []) {
       const id = slugs.get(`${row.account_id}/${slug}`);

@@ -10,17 +10,9 @@ import accounts from './routes/accounts.js';
 import locations from './routes/locations.js';
 import privateLocations from './routes/private-locations.js';
 import checks from './routes/checks.js';
-import checksTcp from './routes/checks-tcp.js';
-import checksUrl from './routes/checks-url.js';
-import checksDns from './routes/checks-dns.js';
-import checksApi from './routes/checks-api.js';
-import checksIcmp from './routes/checks-icmp.js';
+import { checkTypePlugins } from './routes/check-types.js';
 import runtimes from './routes/runtimes.js';
-import checksBrowser from './routes/checks-browser.js';
-import checksMultiStep from './routes/checks-multistep.js';
-import checksPlaywright from './routes/checks-playwright.js';
 import artifacts from './routes/artifacts.js';
-import checksHeartbeat from './routes/checks-heartbeat.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
 import snippets from './routes/snippets.js';
@@ -113,21 +105,13 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     locations,
     privateLocations,
     checks,
-    checksTcp,
-    checksUrl,
-    checksDns,
-    checksApi,
-    checksIcmp,
-    checksHeartbeat,
+    ...Object.values(checkTypePlugins),
     checkResults,
     checkStatuses,
     variables,
     checkSessions,
     snippets,
     runtimes,
-    checksBrowser,
-    checksMultiStep,
-    checksPlaywright,
     artifacts,
     agentProtocol,
     metrics,

@@ -17,11 +17,11 @@ import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { runtimeViolation } from '../../domain/runtimes.js';
+import { CHECK_TYPE_DECLARATIONS, type DeclaredCheckType } from '../../domain/check-types.js';
 
 export interface CheckTypeSpec {
-  checkType: string;
-  /** Path segment: /v1/checks/<path>. */
-  path: string;
+  /** Its path segment (/v1/checks/<path>) comes from its declaration. */
+  checkType: DeclaredCheckType;
   frequencies: readonly number[];
   responseTimeMax: number;
   degradedDefault: number | null;
@@ -41,6 +41,7 @@ export interface CheckTypeSpec {
 }
 
 export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
+  const { path } = CHECK_TYPE_DECLARATIONS[spec.checkType];
   const responseTime = { anyOf: [{ type: 'number', minimum: 0, maximum: spec.responseTimeMax }, { type: 'null' }] };
   const properties = {
     ...commonCheckProperties,
@@ -79,7 +80,7 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
   };
 
   return async (app, deps) => {
-    app.post<{ Body: CheckBody }>(`/v1/checks/${spec.path}`, { schema: createSchema }, async (req, reply) => {
+    app.post<{ Body: CheckBody }>(`/v1/checks/${path}`, { schema: createSchema }, async (req, reply) => {
       const cfg = newCheckConfig(req.body, { frequency: 10, degradedResponseTime: spec.degradedDefault, maxResponseTime: spec.maxDefault });
       cfg.request = normalise(req.body.request);
       for (const k of Object.keys(spec.extraProperties ?? {})) cfg[k] = req.body[k] ?? spec.extraDefaults?.[k] ?? null;
@@ -98,7 +99,7 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
       return reply.code(201).send(toApi(row));
     });
 
-    app.put<{ Params: { id: string }; Body: CheckBody }>(`/v1/checks/${spec.path}/:id`, { schema: updateSchema }, async (req) => {
+    app.put<{ Params: { id: string }; Body: CheckBody }>(`/v1/checks/${path}/:id`, { schema: updateSchema }, async (req) => {
       const stored = await getCheck(deps.db, req.params.id, req.accountId);
       if (!stored) throw notFound('Check', req.params.id);
       if (stored.check_type !== spec.checkType) {

@@ -26,7 +26,6 @@ const nullableId = { anyOf: [{ type: 'number' }, { type: 'null' }] };
 
 export default checkTypeRoutes({
   checkType: 'API',
-  path: 'api',
   frequencies: TCP_FREQUENCIES,
   responseTimeMax: URL_RESPONSE_TIME_MAX,
   degradedDefault: 5000,

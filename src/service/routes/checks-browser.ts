@@ -7,7 +7,6 @@ import { scriptCheckProperties, scriptCheckDefaults } from './check-fields.js';
 
 export default checkTypeRoutes({
   checkType: 'BROWSER',
-  path: 'browser',
   frequencies: BROWSER_FREQUENCIES,
   responseTimeMax: URL_RESPONSE_TIME_MAX,
   degradedDefault: null,

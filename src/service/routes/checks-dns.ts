@@ -17,7 +17,6 @@ const assertion = {
 
 export default checkTypeRoutes({
   checkType: 'DNS',
-  path: 'dns',
   frequencies: TCP_FREQUENCIES,
   responseTimeMax: 5000,
   degradedDefault: 500,

@@ -17,7 +17,6 @@ const assertion = {
 
 export default checkTypeRoutes({
   checkType: 'ICMP',
-  path: 'icmp',
   frequencies: TCP_FREQUENCIES,
   responseTimeMax: 300_000,
   degradedDefault: 10_000,

@@ -11,7 +11,6 @@ const names = { type: 'array', maxItems: 100, items: { type: 'string', minLength
 
 export default checkTypeRoutes({
   checkType: 'PLAYWRIGHT',
-  path: 'playwright',
   frequencies: BROWSER_FREQUENCIES,
   responseTimeMax: URL_RESPONSE_TIME_MAX,
   degradedDefault: null,

@@ -24,7 +24,6 @@ const assertion = {
 
 export default checkTypeRoutes({
   checkType: 'TCP',
-  path: 'tcp',
   frequencies: TCP_FREQUENCIES,
   responseTimeMax: TCP_RESPONSE_TIME_MAX,
   degradedDefault: TCP_DEGRADED_DEFAULT,

@@ -22,7 +22,6 @@ const assertion = {
 
 export default checkTypeRoutes({
   checkType: 'URL',
-  path: 'url',
   frequencies: TCP_FREQUENCIES,
   responseTimeMax: URL_RESPONSE_TIME_MAX,
   degradedDefault: 3000,

@@ -2,23 +2,11 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { CHECK_TYPES, PAGE_LIMIT_MAX } from '../../domain/limits.js';
+import { declarationOf } from '../../domain/check-types.js';
 import { getCheck, listChecks, deleteCheck, toApi } from '../store/checks.js';
 import { idParams } from './check-fields.js';
 import { ApiError, notFound } from '../errors.js';
 
-/** Types whose own fields include `script`. */
-const TAKES_SCRIPT = new Set(['HEARTBEAT', 'BROWSER', 'MULTI_STEP']);
-const TYPE_PATHS: Record<string, string> = {
-  TCP: 'tcp',
-  URL: 'url',
-  DNS: 'dns',
-  API: 'api',
-  ICMP: 'icmp',
-  HEARTBEAT: 'heartbeat',
-  BROWSER: 'browser',
-  MULTI_STEP: 'multistep',
-  PLAYWRIGHT: 'playwright',
-};
 import type { Deps } from '../deps.js';
 
 const listQuery = {
@@ -75,7 +63,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
           rule: 'immutable',
         });
       }
-      const path = TYPE_PATHS[row.check_type];
+      const path = declarationOf(row.check_type)?.path;
       if (!path)
         throw new ApiError(400, `${row.check_type} checks cannot be updated by this service`, { field: 'checkType', rule: 'supported' });
       const { heartbeat, script, checkType: _t, ...rest } = req.body;
@@ -83,7 +71,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       const payload = {
         ...rest,
         ...(row.check_type === 'HEARTBEAT' ? { heartbeat } : {}),
-        ...(TAKES_SCRIPT.has(row.check_type) ? { script } : {}),
+        ...(declarationOf(row.check_type)?.takesScript ? { script } : {}),
       };
       const res = await app.inject({
         method: 'PUT',
