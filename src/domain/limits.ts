@@ -94,6 +94,8 @@ export const JSON_ASSERTION_COMPARISONS = [
 ] as const;
 
 export const PAGE_LIMIT_MAX = 100;
+/** Pages past this hold nothing any account has (and the offset must fit the database's integers). */
+export const PAGE_MAX = 1_000_000;
 export const RESULTS_WINDOW_SECONDS = 6 * 3600;
 
 /** A due run nobody has leased within this window is dropped rather than run late. */

@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, errorBody } from './errors.js';
+import { unstorableTextAt } from '../domain/text.js';
 import { accountByKey } from './store/accounts.js';
 import type { Deps } from './deps.js';
 import accounts from './routes/accounts.js';
@@ -98,6 +99,20 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     if (claimed !== undefined && claimed !== hit.accountId)
       throw new ApiError(401, 'The API key does not belong to the account named in the account header');
     req.accountId = hit.accountId;
+  });
+
+  // Text no database stores (NUL, unpaired surrogates) is refused here, before any route sees it.
+  // Agent routes are exempt: their bodies are large and are the agent's own output.
+  app.addHook('preValidation', async (req: FastifyRequest) => {
+    if (req.routeOptions.config?.auth === 'agent') return;
+    for (const [where, value] of [
+      ['params', req.params],
+      ['querystring', req.query],
+      ['body', req.body],
+    ] as const) {
+      const at = unstorableTextAt(value, where);
+      if (at !== null) throw new ApiError(400, `${at} contains a NUL character or an unpaired surrogate`, { field: at, rule: 'text' });
+    }
   });
 
   for (const plugin of [

@@ -495,3 +495,25 @@ describe('generic check update (op 2)', () => {
     });
   });
 });
+
+describe('input no database can store', () => {
+  it('refuses NUL characters and unpaired surrogates in bodies, paths and query strings with a 400 naming the field', async () => {
+    const nul = await svc.api('POST', '/v1/checks/tcp', tcp({ name: 'a\u0000b' }));
+    expectError(nul, 400, /body\.name contains a NUL character or an unpaired surrogate/);
+    expect(nul.body.attributes).toMatchObject({ field: 'body.name', rule: 'text' });
+    const surrogate = await svc.api('POST', '/v1/variables', { key: 'LONE', value: 'x\ud800y' });
+    expectError(surrogate, 400, /body\.value/);
+    expectError(await svc.api('GET', '/v1/checks/a%00b'), 400, /params\.id/);
+    expectError(await svc.api('GET', '/v1/checks?checkType=%00'), 400);
+    // Nothing was stored on the way.
+    expect((await svc.api('GET', '/v1/variables/LONE')).status).toBe(404);
+    expect((await svc.api('GET', '/v1/checks?limit=100')).body.some((c: any) => c.name.includes('\u0000'))).toBe(false);
+  });
+
+  it('refuses a page number past any real page with a 400, not a database error', async () => {
+    const { body: check } = await svc.api('POST', '/v1/checks/tcp', tcp({ activated: false }));
+    expectError(await svc.api('GET', '/v1/checks?page=1e20'), 400, /page/);
+    expectError(await svc.api('GET', `/v1/check-results/${check.id}?page=1e20`), 400, /page must be <= 1000000/);
+    expect((await svc.api('GET', `/v1/check-results/${check.id}?page=1000000`)).status).toBe(200);
+  });
+});

@@ -1,7 +1,7 @@
 // Check results: op 7 (paged), op 8 (one), and the cursor-paged /v2 list.
 
 import type { FastifyPluginAsync } from 'fastify';
-import { LOCATIONS, CHECK_TYPES, PAGE_LIMIT_MAX, RESULTS_WINDOW_SECONDS, SLUG_PATTERN } from '../../domain/limits.js';
+import { LOCATIONS, CHECK_TYPES, PAGE_LIMIT_MAX, PAGE_MAX, RESULTS_WINDOW_SECONDS, SLUG_PATTERN } from '../../domain/limits.js';
 import { getCheck } from '../store/checks.js';
 import { knownSlugs } from '../store/private-locations.js';
 import { pageResults, cursorResults, getResult, toApi, type ResultFilter } from '../store/results.js';
@@ -25,7 +25,7 @@ const common = {
   hasFailures: { type: 'boolean' },
   resultType: { type: 'string', enum: ['FINAL', 'ATTEMPT', 'ALL'], default: 'FINAL' },
 };
-const v1Query = { type: 'object', properties: { ...common, page: { type: 'number', exclusiveMinimum: 0, default: 1 } } };
+const v1Query = { type: 'object', properties: { ...common, page: { type: 'number', exclusiveMinimum: 0, maximum: PAGE_MAX, default: 1 } } };
 const v2Query = {
   type: 'object',
   properties: { ...common, nextId: { type: 'string', maxLength: 200 }, fields: { type: 'string', maxLength: 1000 } },

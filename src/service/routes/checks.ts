@@ -1,7 +1,7 @@
 // Checks of any type: list, read, delete.
 
 import type { FastifyPluginAsync } from 'fastify';
-import { CHECK_TYPES, PAGE_LIMIT_MAX } from '../../domain/limits.js';
+import { CHECK_TYPES, PAGE_LIMIT_MAX, PAGE_MAX } from '../../domain/limits.js';
 import { declarationOf } from '../../domain/check-types.js';
 import { getCheck, listChecks, deleteCheck, toApi } from '../store/checks.js';
 import { idParams } from './check-fields.js';
@@ -13,7 +13,7 @@ const listQuery = {
   type: 'object',
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX, default: 10 },
-    page: { type: 'integer', minimum: 1, default: 1 },
+    page: { type: 'integer', minimum: 1, maximum: PAGE_MAX, default: 1 },
     checkType: { type: 'string', enum: [...CHECK_TYPES] },
   },
 };
