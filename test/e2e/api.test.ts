@@ -1,6 +1,7 @@
 // The REST API of the spine against a real service process: auth, errors, private locations,
 // TCP checks and result queries.
 
+import http from 'node:http';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startService, createPrivateLocation, type Service } from '../helpers/procs.js';
 
@@ -43,6 +44,32 @@ describe('authentication', () => {
   });
   it('answers unknown routes with 404 in the error body', async () => {
     expectError(await svc.api('GET', '/v1/nothing-here'), 404);
+  });
+  it('refuses an agent request with a bad key from its headers, before reading its body', async () => {
+    // 60 MB announced, 1 KB sent: the 401 can only arrive if the service did not wait for the rest.
+    const url = new URL(`${svc.baseUrl}/agent/v1/results`);
+    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { authorization: 'Bearer pl_not_a_key', 'content-type': 'application/json', 'content-length': String(60 * 1024 * 1024) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.write(`{"agentId":"a","results":[${' '.repeat(1024)}`);
+    });
+    expectError(answer, 401, /Invalid or revoked private-location key/);
   });
 });
 

@@ -87,7 +87,20 @@ const eventsBody = {
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   const lastSeenWrite = new Map<string, number>();
 
-  async function caller(req: FastifyRequest): Promise<Caller> {
+  // Agents authenticate before their bodies are read: a request without a valid key is
+  // answered 401 from its headers, and its body (results may be tens of MB) is never parsed.
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.config?.auth === 'agent') callers.set(req, await authenticate(req));
+  });
+  /** Who sent the request, as onRequest established. */
+  function caller(req: FastifyRequest): Caller {
+    const c = callers.get(req);
+    if (!c) throw new ApiError(401, 'Missing private-location key: send Authorization: Bearer <PRIVATE_LOCATION_KEY>');
+    return c;
+  }
+
+  async function authenticate(req: FastifyRequest): Promise<Caller> {
     const raw = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!raw) throw new ApiError(401, 'Missing private-location key: send Authorization: Bearer <PRIVATE_LOCATION_KEY>');
     const internal = deps.internalAgentToken;
@@ -133,7 +146,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/agent/v1/register',
     opts(registerBody),
     async (req) => {
-      const c = await caller(req);
+      const c = caller(req);
       const b = req.body;
       deps.agents.seen({
         id: b.agentId,
@@ -157,7 +170,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/agent/v1/jobs/lease',
     opts(leaseBody),
     async (req, reply) => {
-      const c = await caller(req);
+      const c = caller(req);
       const b = req.body;
       if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
       deps.jobs.extend(b.agentId, b.running);
@@ -181,7 +194,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/agent/v1/results',
     opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }),
     async (req) => {
-      const c = await caller(req);
+      const c = caller(req);
       deps.agents.touch(req.body.agentId);
       const accepted = await deps.jobs.complete(req.body.results, lanes(c, req.body.agentId).all);
       return { accepted };
@@ -193,8 +206,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     required: ['agentId'],
     properties: { agentId, release: { type: 'array', items: { type: 'string' }, default: [] } },
   };
+  // Authenticated by the hook above; any of the location's agents may leave.
   app.post<{ Body: { agentId: string; release: string[] } }>('/agent/v1/deregister', opts(deregisterBody), async (req) => {
-    await caller(req);
     deps.jobs.release(req.body.agentId, req.body.release);
     deps.agents.remove(req.body.agentId);
     deps.log.info({ agentId: req.body.agentId }, 'agent deregistered');
@@ -220,7 +233,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       '/agent/v1/artifacts',
       { schema: { querystring: query }, config: { auth: 'agent' as const }, bodyLimit: ARTIFACT_MAX_BYTES },
       async (req, reply) => {
-        const c = await caller(req);
+        const c = caller(req);
         const { agentId: who, jobId, name, type } = req.query;
         const q = deps.jobs.leased(jobId, who);
         if (!q || !lanes(c, who).all.includes(q.queueKey))
@@ -256,7 +269,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   // Error-level events agents report (EXTERNAL_OBSERVABILITY=on): logged here so operators see
   // agent trouble in one place.
   app.post<{ Body: { agentId: string; events: Record<string, unknown>[] } }>('/agent/v1/events', opts(eventsBody), async (req) => {
-    const c = await caller(req);
+    const c = caller(req);
     for (const e of req.body.events)
       deps.log.warn({ agentId: req.body.agentId, location: c.slugName ?? 'data centers', event: e }, 'agent reported an error');
     return { ok: true };
