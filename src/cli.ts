@@ -111,7 +111,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  if (err instanceof ConfigError) {
+  // Problems the operator fixes (settings, a data directory this version cannot use): one line.
+  if (err instanceof ConfigError || err?.code === 'OUTPOST_STORE_REFUSED') {
     console.error(`outpost: ${err.message}`);
     process.exit(2);
   }

@@ -22,6 +22,7 @@ import { startStack, createChecks, drain } from './stack.js';
 import { startPostgres } from './postgres.js';
 import { benchProbes } from './probes.js';
 import { benchSteady } from './steady.js';
+import { benchStart } from './start.js';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000);
 const STEADY_S = Number(process.env.BENCH_STEADY_SECONDS ?? 20);
@@ -152,7 +153,12 @@ async function main() {
   say(
     `Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`,
   );
-  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady' or 'browser'
+  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start' or 'browser'
+  if (only === 'start') {
+    target.close();
+    say(JSON.stringify(await benchStart(say)));
+    return;
+  }
   if (only === 'steady') {
     target.close();
     say(JSON.stringify(await benchSteady(say)));
@@ -174,6 +180,7 @@ async function main() {
   }
   if (only !== 'tcp') out.probes = await benchProbes(say);
   if (!only) out.steadyRates = await benchSteady(say);
+  if (!only) out.start = await benchStart(say);
   if (!only) out.browser = await benchBrowser(say);
   if (only === 'probes') {
     say('');
@@ -199,7 +206,12 @@ async function main() {
   say(
     `| agent RSS idle / steady / drain MB | ${fmt(out.agentIdleRssMb, 0)} / ${fmt(st.agentRssMaxMb, 0)} / ${fmt(dr.agentRssMaxMb, 0)} | idle ≤ 60 |`,
   );
-  say(`| check creation via API, per second | ${fmt(out.checkCreatesPerSecond, 0)} | |`);
+  say(`| check creation via API, per second (${CHECKS} checks) | ${fmt(out.checkCreatesPerSecond, 0)} | ≥ 2000 |`);
+  const start = out.start as Record<string, number> | undefined;
+  if (start) {
+    say(`| \`outpost start\` first start on an empty data directory, s | ${fmt(start.firstStartSeconds, 2)} | ≤ 2 |`);
+    say(`| \`outpost start\` idle RSS, whole process, 1,000 checks stored, MB | ${fmt(start.idleRssMb, 0)} | ≤ 150 |`);
+  }
   if (typeof bb === 'string') say(`| blackbox_exporter | ${bb} | |`);
   else {
     say(`| blackbox_exporter tcp_connect CPU-s per 1,000 (c=${PEER_CONCURRENCY}) | ${fmt(bb.cpuSecondsPer1000, 3)} | |`);

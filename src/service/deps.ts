@@ -1,4 +1,4 @@
-import type { Db } from './store/db.js';
+import type { Store } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceConfig } from './config.js';
 import type { JobQueue } from './jobs.js';
@@ -14,7 +14,7 @@ import type { ArtifactStore } from './artifacts/store.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
-  db: Db;
+  store: Store;
   log: Logger;
   config: ServiceConfig;
   jobs: JobQueue;

@@ -4,11 +4,9 @@
 // ping recovers it.
 
 import { randomUUID } from 'node:crypto';
-import type { Db } from './store/db.js';
+import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { CheckRow } from './store/checks.js';
-import { storeResults } from './store/results.js';
-import { checkByPingToken, recordPing, setHeartbeatSince, upsertHeartbeat, watchedHeartbeats } from './store/heartbeats.js';
 import type { ServiceMetrics } from './metrics.js';
 
 export const HEARTBEAT_LOCATION = 'heartbeat';
@@ -35,13 +33,13 @@ export class HeartbeatMonitor {
   private watched = new Map<string, Watched>();
 
   constructor(
-    private db: Db,
+    private store: Pick<Repositories, 'heartbeats' | 'results'>,
     private log: Logger,
     private metrics: ServiceMetrics,
   ) {}
 
   async start(): Promise<void> {
-    const rows = await watchedHeartbeats(this.db);
+    const rows = await this.store.heartbeats.watched();
     for (const r of rows) this.watch(r, r.since);
   }
 
@@ -54,14 +52,14 @@ export class HeartbeatMonitor {
   async upsert(row: CheckRow): Promise<void> {
     const token = (row.config.heartbeat as HeartbeatSpec).pingToken!;
     const now = Date.now();
-    await upsertHeartbeat(this.db, row.id, token, now);
+    await this.store.heartbeats.upsert(row.id, token, now);
     const prev = this.watched.get(row.id);
     if (prev?.timer) clearTimeout(prev.timer);
     this.watched.delete(row.id);
     if (!row.activated) return;
     // Reactivation starts a fresh wait: silence while deactivated is not a miss.
     const since = prev ? prev.since : now;
-    if (!prev) await setHeartbeatSince(this.db, row.id, since);
+    if (!prev) await this.store.heartbeats.setSince(row.id, since);
     this.watch(row, since);
   }
 
@@ -73,11 +71,11 @@ export class HeartbeatMonitor {
 
   /** A ping: a passing result, and the deadline starts again. False when the token is unknown. */
   async ping(token: string, how: { method: string; source: string | undefined }): Promise<boolean> {
-    const hit = await checkByPingToken(this.db, token);
+    const hit = await this.store.heartbeats.checkByToken(token);
     if (!hit) return false;
     const now = Date.now();
     await this.record(hit, now, null, { method: how.method, source: how.source ?? null });
-    await recordPing(this.db, hit.id, now);
+    await this.store.heartbeats.recordPing(hit.id, now);
     const w = this.watched.get(hit.id);
     if (w) {
       if (w.timer) clearTimeout(w.timer);
@@ -110,7 +108,7 @@ export class HeartbeatMonitor {
     // The next deadline counts one period from this miss.
     const nextSince = now - graceOf(h);
     await this.record(w.row, now, error, null);
-    await setHeartbeatSince(this.db, checkId, nextSince);
+    await this.store.heartbeats.setSince(checkId, nextSince);
     if (this.watched.get(checkId) === w) this.watch(w.row, nextSince);
   }
 
@@ -121,8 +119,7 @@ export class HeartbeatMonitor {
     ping: { method: string; source: string | null } | null,
   ): Promise<void> {
     const kind = ping ? 'ping' : 'miss';
-    await storeResults(
-      this.db,
+    await this.store.results.store(
       [
         {
           accountId: row.account_id,

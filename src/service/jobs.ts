@@ -2,7 +2,7 @@
 // and in memory (so leasing is a map lookup, not a query). Every job belongs to one queue:
 // `dc:<location>` for data-center runs, `pl:<privateLocationId>` for a private location.
 
-import type { Db } from './store/db.js';
+import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Job, RunResult } from '../domain/run.js';
@@ -12,8 +12,7 @@ const INGEST_COALESCE_MS = 25;
 const INGEST_MAX_BATCH = 2000;
 const LEASE_WRITE_COALESCE_MS = 100;
 import { jobFor } from './store/checks.js';
-import { deleteJobs, dropJobs, insertJobs, type JobRecord, loadJobs, recordLeases } from './store/jobs.js';
-import { storeResults } from './store/results.js';
+import type { JobRecord } from './store/jobs.js';
 
 export interface QueuedJob {
   job: Job;
@@ -52,7 +51,7 @@ export class JobQueue {
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(
-    private db: Db,
+    private store: Pick<Repositories, 'jobs' | 'results'>,
     private log: Logger,
     private metrics: ServiceMetrics,
     private leaseMs: number,
@@ -63,7 +62,7 @@ export class JobQueue {
 
   async load(): Promise<void> {
     // Jobs are stored lean; what an agent needs is rebuilt from the check as it is now.
-    const rows = await loadJobs(this.db);
+    const rows = await this.store.jobs.load();
     const now = Date.now();
     for (const r of rows) {
       const q: QueuedJob = {
@@ -130,7 +129,7 @@ export class JobQueue {
   /** On-demand runs: written first, then handed out ahead of scheduled ones. */
   async addUrgent(jobs: QueuedJob[]): Promise<void> {
     const records = JobQueue.records(jobs);
-    await this.after(() => insertJobs(this.db, records));
+    await this.after(() => this.store.jobs.insert(records));
     for (const q of jobs) {
       q.written = true;
       this.byId.set(q.job.id, q);
@@ -151,7 +150,7 @@ export class JobQueue {
       }
     }
     for (const id of ids) this.byId.delete(id);
-    if (gone.length) await this.after(() => deleteJobs(this.db, gone));
+    if (gone.length) await this.after(() => this.store.jobs.delete(gone));
     this.metrics.pendingJobs.set(this.pendingCount());
   }
 
@@ -287,8 +286,7 @@ export class JobQueue {
     try {
       await this.after(async () => {
         const written = fresh.filter(({ q }) => q.written).map(({ r }) => r.jobId);
-        await storeResults(
-          this.db,
+        await this.store.results.store(
           fresh.map(({ r, q }) => ({ result: r, accountId: q.accountId, job: q.job })),
           written,
         );
@@ -328,7 +326,7 @@ export class JobQueue {
         gone.push(q.job.id);
       }
     }
-    if (gone.length) await this.after(() => deleteJobs(this.db, gone));
+    if (gone.length) await this.after(() => this.store.jobs.delete(gone));
     this.metrics.pendingJobs.set(this.pendingCount());
   }
 
@@ -403,10 +401,7 @@ export class JobQueue {
         // Rows not written yet get their lease with their insert.
         const batch = all.filter(([id]) => this.byId.get(id)?.written);
         if (!batch.length) return Promise.resolve();
-        return recordLeases(
-          this.db,
-          batch.map(([id, l]) => ({ id, agentId: l.agentId, until: l.until })),
-        );
+        return this.store.jobs.recordLeases(batch.map(([id, l]) => ({ id, agentId: l.agentId, until: l.until })));
       }).catch((err) => this.log.error({ err }, 'could not record job leases'));
     }, LEASE_WRITE_COALESCE_MS);
   }
@@ -450,8 +445,7 @@ export class JobQueue {
         `runs dropped: no agent picked them up within ${this.unclaimedTtlMs / 1000} s`,
       );
       await this.after(() =>
-        dropJobs(
-          this.db,
+        this.store.jobs.drop(
           dropped.map((q) => ({ id: q.job.id, checkId: q.job.checkId, location: q.job.location, dueAt: q.job.dueAt })),
           'unclaimed',
         ),

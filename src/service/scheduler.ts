@@ -2,7 +2,7 @@
 // written to the database in the same transaction as the jobs it produced, so after a restart
 // no run is made twice and none that is still worth running is lost.
 
-import type { Db } from './store/db.js';
+import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 import { JobQueue, type QueuedJob } from './jobs.js';
@@ -12,8 +12,6 @@ import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/
 /** Due runs are written at most this often: one transaction for many runs. */
 const WRITE_COALESCE_MS = 100;
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
-import { queueRuns, scheduledChecks } from './store/jobs.js';
-import { slugIndex } from './store/private-locations.js';
 import { declarationOf } from '../domain/check-types.js';
 
 /** Suffix of the queues holding jobs that need the full agent profile. */
@@ -45,7 +43,7 @@ export class Scheduler {
   private writeTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private db: Db,
+    private store: Pick<Repositories, 'jobs' | 'privateLocations'>,
     private jobs: JobQueue,
     private log: Logger,
     private metrics: ServiceMetrics,
@@ -54,8 +52,8 @@ export class Scheduler {
 
   async start(): Promise<void> {
     // Heartbeats are passive: the HeartbeatMonitor watches them, nothing is dispatched.
-    const rows = await scheduledChecks(this.db);
-    const slugs = await slugIndex(this.db);
+    const rows = await this.store.jobs.scheduledChecks();
+    const slugs = await this.store.privateLocations.slugIndex();
     const now = Date.now();
     let missed = 0;
     for (const row of rows) {
@@ -92,7 +90,7 @@ export class Scheduler {
   async upsert(row: CheckRow): Promise<void> {
     const old = this.byId.get(row.id);
     if (!row.activated || row.check_type === 'HEARTBEAT') return this.remove(row.id, false);
-    const s = this.plan(row, await slugIndex(this.db, row.account_id));
+    const s = this.plan(row, await this.store.privateLocations.slugIndex(row.account_id));
     if (old && old.period === s.period && old.phase === s.phase) s.nextDue = old.nextDue;
     this.track(s);
     this.arm();
@@ -106,7 +104,7 @@ export class Scheduler {
 
   /** Where a check runs: one target per location and private location. */
   async targetsFor(row: CheckRow): Promise<Target[]> {
-    return this.plan(row, await slugIndex(this.db, row.account_id)).targets;
+    return this.plan(row, await this.store.privateLocations.slugIndex(row.account_id)).targets;
   }
 
   private plan(row: CheckRow, slugs: Map<string, string>): Scheduled {
@@ -207,7 +205,7 @@ export class Scheduler {
     if (!due.length) return Promise.resolve();
     const records = JobQueue.records(queued);
     return this.jobs
-      .after(() => queueRuns(this.db, records, due))
+      .after(() => this.store.jobs.queueRuns(records, due))
       .then(() => {
         for (const q of queued) q.written = true;
       })

@@ -5,7 +5,6 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, errorBody } from './errors.js';
 import { unstorableTextAt } from '../domain/text.js';
-import { accountByKey } from './store/accounts.js';
 import type { Deps } from './deps.js';
 import accounts from './routes/accounts.js';
 import locations from './routes/locations.js';
@@ -90,7 +89,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     if (!raw) throw new ApiError(401, 'Missing API key: send Authorization: Bearer <API_KEY>');
     let hit = keyCache.get(raw);
     if (!hit || Date.now() - hit.at > KEY_CACHE_MS) {
-      hit = { accountId: await accountByKey(deps.db, raw), at: Date.now() };
+      hit = { accountId: await deps.store.accounts.byKey(raw), at: Date.now() };
       if (keyCache.size > 1000) keyCache.clear();
       keyCache.set(raw, hit);
     }

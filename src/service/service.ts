@@ -1,8 +1,7 @@
 // Composes the service: database, job queue, scheduler, HTTP server.
 
 import { randomBytes } from 'node:crypto';
-import { openDb } from './store/db.js';
-import { bootstrapAccount } from './store/accounts.js';
+import { openStore } from './store/index.js';
 import { JobQueue } from './jobs.js';
 import { Scheduler } from './scheduler.js';
 import { AgentRegistry } from './agents.js';
@@ -29,25 +28,25 @@ export interface RunningService {
 }
 
 export async function startService(config: ServiceConfig, log: Logger, opts: { builtInAgent?: boolean } = {}): Promise<RunningService> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  log.info({ storage: db.kind }, 'database ready');
-  const boot = await bootstrapAccount(db, { accountId: config.accountId, apiKey: config.apiKey });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  log.info({ storage: store.kind }, 'database ready');
+  const boot = await store.accounts.bootstrap({ accountId: config.accountId, apiKey: config.apiKey });
   const metrics = serviceMetrics();
-  const variables = new VariablesCache(db);
+  const variables = new VariablesCache(store.variables);
   await variables.load();
   const snippets = new SnippetsCache();
-  await snippets.load(db);
-  const jobs = new JobQueue(db, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs, jobPreparer(variables, snippets));
+  await snippets.load(store.snippets);
+  const jobs = new JobQueue(store, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs, jobPreparer(variables, snippets));
   await jobs.load();
-  const scheduler = new Scheduler(db, jobs, log, metrics, config.unclaimedRunTtlMs);
+  const scheduler = new Scheduler(store, jobs, log, metrics, config.unclaimedRunTtlMs);
   // An agent counts as connected while its polls keep coming.
   const agents = new AgentRegistry(config.pollSeconds * 1000 * 2 + 10_000);
   let baseUrl = config.baseUrl;
   const internalAgentToken = opts.builtInAgent ? `internal_${randomBytes(32).toString('hex')}` : null;
-  const heartbeats = new HeartbeatMonitor(db, log, metrics);
-  const sessions = new Sessions(db, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
+  const heartbeats = new HeartbeatMonitor(store, log, metrics);
+  const sessions = new Sessions(store.sessions, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
   const deps: Deps = {
-    db,
+    store,
     log,
     config,
     jobs,
@@ -80,7 +79,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
       await scheduler.stop();
       await jobs.stop();
       await app.close();
-      await db.close();
+      await store.close();
     },
   };
 }

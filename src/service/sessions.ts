@@ -3,19 +3,9 @@
 
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Db } from './store/db.js';
 import type { Logger } from '../log.js';
 import { jobFor, type CheckRow } from './store/checks.js';
-import {
-  FINAL_STATUSES,
-  finishSession,
-  getSession,
-  insertSession,
-  markSessionInProgress,
-  type SessionRow,
-  sessionOutcomes,
-  sessionResults,
-} from './store/sessions.js';
+import { FINAL_STATUSES, type SessionRepository, type SessionRow } from './store/sessions.js';
 import type { JobQueue, QueuedJob } from './jobs.js';
 import type { Scheduler } from './scheduler.js';
 import type { RunResult } from '../domain/run.js';
@@ -34,7 +24,7 @@ export class Sessions {
   private events = new EventEmitter();
 
   constructor(
-    private db: Db,
+    private store: SessionRepository,
     private jobs: JobQueue,
     private scheduler: Scheduler,
     private log: Logger,
@@ -53,7 +43,7 @@ export class Sessions {
     for (const row of checks) {
       const targets = await this.scheduler.targetsFor(row);
       const id = randomUUID();
-      const s = await insertSession(this.db, {
+      const s = await this.store.insert({
         id,
         accountId: row.account_id,
         checkId: row.id,
@@ -76,7 +66,7 @@ export class Sessions {
   }
 
   async get(accountId: string, id: string): Promise<SessionRow | null> {
-    return getSession(this.db, id, accountId);
+    return this.store.get(id, accountId);
   }
 
   /** Resolves with the session once final, or with null when maxMs passes first. */
@@ -108,7 +98,7 @@ export class Sessions {
   }
 
   async view(s: SessionRow) {
-    const results = await sessionResults(this.db, s.id);
+    const results = await this.store.results(s.id);
     const started = s.started_at.getTime();
     return {
       checkSessionId: s.id,
@@ -144,13 +134,13 @@ export class Sessions {
 
   private async stored(batch: { r: RunResult; q: QueuedJob }[]): Promise<void> {
     for (const id of new Set(batch.map(({ q }) => q.job.sessionId).filter((x): x is string => !!x))) {
-      const s = await getSession(this.db, id);
+      const s = await this.store.get(id);
       if (!s || FINAL.has(s.status)) continue;
-      const results = await sessionOutcomes(this.db, id);
+      const results = await this.store.outcomes(id);
       if (results.length >= s.run_locations.length) {
         await this.finish(id, sessionStatus(results.map((r) => ({ hasFailures: r.has_failures, isDegraded: r.is_degraded }))));
       } else if (s.status === 'STARTED') {
-        await markSessionInProgress(this.db, id);
+        await this.store.markInProgress(id);
       }
     }
   }
@@ -163,7 +153,7 @@ export class Sessions {
   }
 
   private async finish(id: string, status: string): Promise<SessionRow> {
-    const final = await finishSession(this.db, id, status);
+    const final = await this.store.finish(id, status);
     this.events.emit(id, final);
     return final;
   }

@@ -1,14 +1,13 @@
 // Snippet scripts by id, in memory: a leased API job carries the text of its setup and teardown
 // snippets as they are now.
 
-import type { Queryable } from './store/db.js';
-import { allSnippets } from './store/snippets.js';
+import type { SnippetRepository } from './store/snippets.js';
 
 export class SnippetsCache {
   private byId = new Map<number, { accountId: string; script: string }>();
 
-  async load(db: Queryable): Promise<void> {
-    for (const r of await allSnippets(db)) this.set(r.id, r.account_id, r.script);
+  async load(snippets: SnippetRepository): Promise<void> {
+    for (const r of await snippets.all()) this.set(r.id, r.account_id, r.script);
   }
 
   set(id: number, accountId: string, script: string): void {

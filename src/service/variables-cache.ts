@@ -1,17 +1,16 @@
 // Account variables as agents need them, kept in memory: every leased API or browser job reads
 // them, and they change only through the variables API.
 
-import type { Queryable } from './store/db.js';
-import { allVariables, listVariables } from './store/variables.js';
+import type { VariableRepository } from './store/variables.js';
 import type { Variable } from '../domain/run.js';
 
 export class VariablesCache {
   private byAccount = new Map<string, Variable[]>();
 
-  constructor(private db: Queryable) {}
+  constructor(private variables: VariableRepository) {}
 
   async load(): Promise<void> {
-    const rows = await allVariables(this.db);
+    const rows = await this.variables.all();
     this.byAccount.clear();
     for (const r of rows) {
       const list = this.byAccount.get(r.account_id) ?? [];
@@ -21,7 +20,7 @@ export class VariablesCache {
   }
 
   async refresh(accountId: string): Promise<void> {
-    const rows = await listVariables(this.db, accountId);
+    const rows = await this.variables.list(accountId);
     this.byAccount.set(
       accountId,
       rows.map((r) => ({ key: r.key, value: r.value, secret: r.secret })),

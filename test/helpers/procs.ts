@@ -99,9 +99,7 @@ async function storageEnv(): Promise<Record<string, string>> {
     await client.end();
     return { DATABASE_URL: `${base}/${name}`, OUTPOST_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-svc-')) };
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-svc-'));
-  fs.cpSync(inject('templateDir'), dir, { recursive: true });
-  return { OUTPOST_DATA_DIR: dir };
+  return { OUTPOST_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-svc-')) };
 }
 
 export async function startService(extra: Record<string, string> = {}, command: 'service' | 'start' = 'service'): Promise<Service> {

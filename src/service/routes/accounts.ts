@@ -1,7 +1,7 @@
 // The account behind the API key: /v1/accounts/{id} (op 12) and the /next paths the CLI reads.
 
 import type { FastifyPluginAsync } from 'fastify';
-import { getAccount, type Account } from '../store/accounts.js';
+import type { Account } from '../store/accounts.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 
@@ -29,7 +29,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   async function own(accountId: string, requested: string) {
     // Another account's id is answered like an unknown one: no probing for which ids exist.
     if (requested !== accountId) throw notFound('Account', requested);
-    const a = await getAccount(deps.db, accountId);
+    const a = await deps.store.accounts.get(accountId);
     if (!a) throw notFound('Account', requested);
     return a;
   }
@@ -43,7 +43,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     view(await own(req.accountId, req.params.accountId)),
   );
   app.get('/next/users/me', async (req) => {
-    const a = await getAccount(deps.db, req.accountId);
+    const a = await deps.store.accounts.get(req.accountId);
     if (!a) throw new ApiError(401, 'Invalid API key');
     return { id: `api-key-${a.id}`, name: 'API key', email: null, accounts: [{ id: a.id, name: a.name }] };
   });

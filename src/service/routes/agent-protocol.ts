@@ -6,11 +6,9 @@ import { timingSafeEqual, randomUUID } from 'node:crypto';
 import { TooLarge } from '../artifacts/store.js';
 import { discard } from '../../stream-memory.js';
 import { LOCATIONS, ARTIFACT_MAX_BYTES } from '../../domain/limits.js';
-import { locationByKey, markSeen } from '../store/private-locations.js';
 import { ApiError } from '../errors.js';
 import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
-import { insertArtifact } from '../store/artifacts.js';
 import type { Lessee } from '../jobs.js';
 import { FULL_LANE, runtimeLane } from '../scheduler.js';
 import { PROTOCOL_VERSION, type RunResult } from '../../domain/run.js';
@@ -110,7 +108,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const hash = hashKey(raw);
     let grant = deps.agents.cachedGrant(hash);
     if (!grant) {
-      const loc = await locationByKey(deps.db, hash);
+      const loc = await deps.store.privateLocations.byKey(hash);
       if (!loc) throw new ApiError(401, 'Invalid or revoked private-location key');
       grant = { keyId: loc.key_id, privateLocationId: loc.id, accountId: loc.account_id, slugName: loc.slug_name, proxyUrl: loc.proxy_url };
       deps.agents.cacheGrant(hash, grant);
@@ -118,7 +116,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const last = lastSeenWrite.get(grant.privateLocationId) ?? 0;
     if (Date.now() - last > SEEN_WRITE_INTERVAL_MS) {
       lastSeenWrite.set(grant.privateLocationId, Date.now());
-      await markSeen(deps.db, grant.privateLocationId);
+      await deps.store.privateLocations.markSeen(grant.privateLocationId);
     }
     return {
       keyId: grant.keyId,
@@ -260,7 +258,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
           if (e instanceof TooLarge) throw tooLarge();
           throw e;
         }
-        await insertArtifact(deps.db, { id, accountId: q.accountId, checkId: q.job.checkId, jobId, name, contentType: type, size });
+        await deps.store.artifacts.insert({ id, accountId: q.accountId, checkId: q.job.checkId, jobId, name, contentType: type, size });
         return reply.code(201).send({ id, name, size, contentType: type, url: `${deps.baseUrl()}/v1/artifacts/${id}` });
       },
     );

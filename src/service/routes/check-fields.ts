@@ -2,10 +2,9 @@
 // types)"), and the merge of a validated body into a stored check.
 
 import { LOCATIONS, RUNTIME_IDS, DESCRIPTION_MAX } from '../../domain/limits.js';
-import { knownSlugs } from '../store/private-locations.js';
 import { checkRuleViolation, defaultOffset } from '../../domain/check-rules.js';
 import { ApiError } from '../errors.js';
-import type { Queryable } from '../store/db.js';
+import type { PrivateLocationRepository } from '../store/private-locations.js';
 import type { CheckConfig } from '../store/checks.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
@@ -154,12 +153,12 @@ export function mergeCheckConfig(stored: CheckConfig, body: CheckBody): CheckCon
 }
 
 /** Cross-field rules and references to other resources; throws a 400 naming the field. */
-export async function assertValidCheck(db: Queryable, accountId: string, cfg: CheckConfig): Promise<void> {
+export async function assertValidCheck(privateLocations: PrivateLocationRepository, accountId: string, cfg: CheckConfig): Promise<void> {
   const v = checkRuleViolation(cfg);
   if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
   const slugs = cfg.privateLocations ?? [];
   if (slugs.length) {
-    const known = await knownSlugs(db, accountId, slugs);
+    const known = await privateLocations.knownSlugs(accountId, slugs);
     const missing = slugs.filter((s) => !known.has(s));
     if (missing.length) {
       throw new ApiError(

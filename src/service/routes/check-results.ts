@@ -2,9 +2,7 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { LOCATIONS, CHECK_TYPES, PAGE_LIMIT_MAX, PAGE_MAX, RESULTS_WINDOW_SECONDS, SLUG_PATTERN } from '../../domain/limits.js';
-import { getCheck } from '../store/checks.js';
-import { knownSlugs } from '../store/private-locations.js';
-import { pageResults, cursorResults, getResult, toApi, type ResultFilter } from '../store/results.js';
+import { toApi, type ResultFilter } from '../store/results.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 
@@ -79,11 +77,12 @@ function decodeCursor(raw: string): { at: number; id: string } {
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   async function requireCheck(accountId: string, checkId: string) {
-    if (!(await getCheck(deps.db, checkId, accountId))) throw notFound('Check', checkId);
+    if (!(await deps.store.checks.get(checkId, accountId))) throw notFound('Check', checkId);
   }
   /** A location filter names a data center or one of the account's private locations. */
   async function requireLocation(accountId: string, location: string | undefined) {
-    if (location === undefined || DATA_CENTERS.has(location) || (await knownSlugs(deps.db, accountId, [location])).size) return;
+    if (location === undefined || DATA_CENTERS.has(location) || (await deps.store.privateLocations.knownSlugs(accountId, [location])).size)
+      return;
     throw new ApiError(400, `querystring.location must be a data-center location or the slugName of one of your private locations`, {
       field: 'querystring.location',
       rule: 'location',
@@ -98,7 +97,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       await requireLocation(req.accountId, req.query.location);
       const q = req.query;
       const offset = (Math.ceil(q.page ?? 1) - 1) * q.limit;
-      const rows = await pageResults(deps.db, filter(req.params.checkId, req.accountId, q), q.limit, offset);
+      const rows = await deps.store.results.page(filter(req.params.checkId, req.accountId, q), q.limit, offset);
       return rows.map(toApi);
     },
   );
@@ -107,7 +106,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/v1/check-results/:checkId/:checkResultId',
     { schema: { params: oneParams } },
     async (req) => {
-      const row = await getResult(deps.db, req.accountId, req.params.checkId, req.params.checkResultId);
+      const row = await deps.store.results.get(req.accountId, req.params.checkId, req.params.checkResultId);
       if (!row) throw notFound('Check result', req.params.checkResultId);
       return toApi(row);
     },
@@ -121,7 +120,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       await requireLocation(req.accountId, req.query.location);
       const q = req.query;
       const f = filter(req.params.checkId, req.accountId, q);
-      const rows = await cursorResults(deps.db, f, q.limit + 1, q.nextId ? decodeCursor(q.nextId) : null);
+      const rows = await deps.store.results.afterCursor(f, q.limit + 1, q.nextId ? decodeCursor(q.nextId) : null);
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       const nextId =

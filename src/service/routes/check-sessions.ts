@@ -2,8 +2,6 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { getCheck, runnableChecks } from '../store/checks.js';
-import { checkByTrigger, deleteTrigger, getTrigger, insertTrigger } from '../store/triggers.js';
 import { ApiError, errorBody, notFound } from '../errors.js';
 import { FINAL } from '../sessions.js';
 import type { Deps } from '../deps.js';
@@ -51,7 +49,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { body: triggerBody } },
     async (req, reply) => {
       const t = req.body.target ?? {};
-      let rows = await runnableChecks(deps.db, req.accountId);
+      let rows = await deps.store.checks.runnable(req.accountId);
       if (t.checkId) rows = rows.filter((r) => t.checkId!.includes(r.id));
       if (t.matchTags) rows = rows.filter((r) => matchesTags(r.config.tags ?? [], t.matchTags!));
       if (rows.length === 0) throw new ApiError(404, 'No check matches the target', { target: t });
@@ -103,24 +101,24 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   });
 
   app.post<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req, reply) => {
-    const check = await getCheck(deps.db, req.params.checkId, req.accountId);
+    const check = await deps.store.checks.get(req.params.checkId, req.accountId);
     if (!check) throw notFound('Check', req.params.checkId);
     if (check.check_type === 'HEARTBEAT')
       throw new ApiError(400, 'A heartbeat check cannot be triggered: it waits for pings', { field: 'checkId', rule: 'runnable' });
-    const existing = await getTrigger(deps.db, req.accountId, check.id);
+    const existing = await deps.store.triggers.get(req.accountId, check.id);
     if (existing) return reply.code(200).send(triggerView(existing));
-    const row = await insertTrigger(deps.db, req.accountId, check.id, randomBytes(24).toString('base64url'));
+    const row = await deps.store.triggers.insert(req.accountId, check.id, randomBytes(24).toString('base64url'));
     return reply.code(201).send(triggerView(row));
   });
 
   app.get<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req) => {
-    const row = await getTrigger(deps.db, req.accountId, req.params.checkId);
+    const row = await deps.store.triggers.get(req.accountId, req.params.checkId);
     if (!row) throw notFound('Trigger for check', req.params.checkId);
     return triggerView(row);
   });
 
   app.delete<{ Params: { checkId: string } }>('/v1/triggers/checks/:checkId', { schema: { params: checkParams } }, async (req, reply) => {
-    if (!(await deleteTrigger(deps.db, req.accountId, req.params.checkId))) throw notFound('Trigger for check', req.params.checkId);
+    if (!(await deps.store.triggers.delete(req.accountId, req.params.checkId))) throw notFound('Trigger for check', req.params.checkId);
     return reply.code(204).send();
   });
 
@@ -128,7 +126,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     req: { params: { checkId: string; token: string } },
     reply: { code(n: number): { send(b: unknown): unknown } },
   ) => {
-    const hit = await checkByTrigger(deps.db, req.params.checkId, req.params.token);
+    const hit = await deps.store.triggers.checkByToken(req.params.checkId, req.params.token);
     if (!hit) throw notFound('Trigger', req.params.checkId);
     const [session] = await sessions.start([hit], 'TRIGGER_API');
     const done = await sessions.waitFinal(hit.account_id, session.id, TRIGGER_WAIT_MS);

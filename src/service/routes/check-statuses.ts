@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
-import { getStatus, listStatuses, type StatusRow } from '../store/statuses.js';
+import type { StatusRow } from '../store/statuses.js';
 
 const view = (s: StatusRow) => ({
   name: s.name,
@@ -20,13 +20,13 @@ const view = (s: StatusRow) => ({
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.get('/v1/check-statuses', async (req) => {
-    return (await listStatuses(deps.db, req.accountId)).map(view);
+    return (await deps.store.statuses.list(req.accountId)).map(view);
   });
   app.get<{ Params: { checkId: string } }>(
     '/v1/check-statuses/:checkId',
     { schema: { params: { type: 'object', required: ['checkId'], properties: { checkId: { type: 'string' } } } } },
     async (req) => {
-      const row = await getStatus(deps.db, req.accountId, req.params.checkId);
+      const row = await deps.store.statuses.get(req.accountId, req.params.checkId);
       if (!row) throw notFound('Check status', req.params.checkId);
       return view(row);
     },

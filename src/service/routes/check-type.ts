@@ -13,7 +13,7 @@ import {
   mergeCheckConfig,
   assertValidCheck,
 } from './check-fields.js';
-import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../store/checks.js';
+import { toApi, type CheckConfig } from '../store/checks.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { runtimeViolation } from '../../domain/runtimes.js';
@@ -86,8 +86,8 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
       for (const k of Object.keys(spec.extraProperties ?? {})) cfg[k] = req.body[k] ?? spec.extraDefaults?.[k] ?? null;
       checkRuntime(deps, cfg, null);
       await spec.validate?.(cfg, deps, req.accountId);
-      await assertValidCheck(deps.db, req.accountId, cfg);
-      const row = await insertCheck(deps.db, {
+      await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
+      const row = await deps.store.checks.insert({
         id: randomUUID(),
         account_id: req.accountId,
         check_type: spec.checkType,
@@ -100,7 +100,7 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
     });
 
     app.put<{ Params: { id: string }; Body: CheckBody }>(`/v1/checks/${path}/:id`, { schema: updateSchema }, async (req) => {
-      const stored = await getCheck(deps.db, req.params.id, req.accountId);
+      const stored = await deps.store.checks.get(req.params.id, req.accountId);
       if (!stored) throw notFound('Check', req.params.id);
       if (stored.check_type !== spec.checkType) {
         throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not ${spec.checkType}`, {
@@ -112,8 +112,8 @@ export function checkTypeRoutes(spec: CheckTypeSpec): FastifyPluginAsync<Deps> {
       cfg.request = normalise(cfg.request);
       checkRuntime(deps, cfg, stored.config);
       await spec.validate?.(cfg, deps, req.accountId);
-      await assertValidCheck(deps.db, req.accountId, cfg);
-      const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;
+      await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
+      const row = (await deps.store.checks.update(stored.id, req.accountId, cfg))!;
       await deps.scheduler.upsert(row);
       return toApi(row);
     });

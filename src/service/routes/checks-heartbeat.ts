@@ -12,8 +12,7 @@ import {
   mergeCheckConfig,
   assertValidCheck,
 } from './check-fields.js';
-import { insertCheck, updateCheck, getCheck, toApi, type CheckConfig } from '../store/checks.js';
-import { pingTokenTaken } from '../store/heartbeats.js';
+import { toApi, type CheckConfig } from '../store/checks.js';
 import { periodOf, graceOf, type HeartbeatSpec } from '../heartbeats.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
@@ -70,10 +69,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     cfg.heartbeat = { ...heartbeat, pingToken };
     cfg.script = req.body.script;
     checkSpan(cfg.heartbeat as HeartbeatSpec);
-    await assertValidCheck(deps.db, req.accountId, cfg);
-    const row = await deps.db.tx(async (tx) => {
-      if (await pingTokenTaken(tx, pingToken)) throw tokenInUse();
-      return insertCheck(tx, {
+    await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
+    const row = await deps.store.tx(async (tx) => {
+      if (await tx.heartbeats.tokenTaken(pingToken)) throw tokenInUse();
+      return tx.checks.insert({
         id: randomUUID(),
         account_id: req.accountId,
         check_type: 'HEARTBEAT',
@@ -87,7 +86,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   });
 
   app.put<{ Params: { id: string }; Body: CheckBody }>('/v1/checks/heartbeat/:id', { schema: updateSchema }, async (req) => {
-    const stored = await getCheck(deps.db, req.params.id, req.accountId);
+    const stored = await deps.store.checks.get(req.params.id, req.accountId);
     if (!stored) throw notFound('Check', req.params.id);
     if (stored.check_type !== 'HEARTBEAT')
       throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not HEARTBEAT`, { field: 'checkType', rule: 'matches' });
@@ -97,11 +96,11 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     if (!(cfg.heartbeat as HeartbeatSpec).pingToken)
       (cfg.heartbeat as HeartbeatSpec).pingToken = (stored.config.heartbeat as HeartbeatSpec).pingToken;
     checkSpan(cfg.heartbeat as HeartbeatSpec);
-    await assertValidCheck(deps.db, req.accountId, cfg);
+    await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
     // Refused before anything is written: the check stays as it was.
     const token = (cfg.heartbeat as HeartbeatSpec).pingToken;
-    if (token && (await pingTokenTaken(deps.db, token, stored.id))) throw tokenInUse();
-    const row = (await updateCheck(deps.db, stored.id, req.accountId, cfg))!;
+    if (token && (await deps.store.heartbeats.tokenTaken(token, stored.id))) throw tokenInUse();
+    const row = (await deps.store.checks.update(stored.id, req.accountId, cfg))!;
     await deps.heartbeats.upsert(row);
     return show(row);
   });

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { CHECK_TYPES, PAGE_LIMIT_MAX, PAGE_MAX } from '../../domain/limits.js';
 import { declarationOf } from '../../domain/check-types.js';
-import { getCheck, listChecks, deleteCheck, toApi } from '../store/checks.js';
+import { toApi } from '../store/checks.js';
 import { idParams } from './check-fields.js';
 import { ApiError, notFound } from '../errors.js';
 
@@ -25,7 +25,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     async (req, reply) => {
       const { limit, page, checkType } = req.query;
       const offset = (page - 1) * limit;
-      const { rows, total } = await listChecks(deps.db, req.accountId, limit, offset, checkType);
+      const { rows, total } = await deps.store.checks.list(req.accountId, limit, offset, checkType);
       const end = rows.length ? offset + rows.length - 1 : offset;
       reply.header('Content-Range', rows.length ? `${offset}-${end}/${total}` : `*/${total}`);
       return rows.map((r) => toApi(r, deps.pingBase()));
@@ -33,7 +33,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   );
 
   app.get<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req) => {
-    const row = await getCheck(deps.db, req.params.id, req.accountId);
+    const row = await deps.store.checks.get(req.params.id, req.accountId);
     if (!row) throw notFound('Check', req.params.id);
     return toApi(row, deps.pingBase());
   });
@@ -55,7 +55,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       },
     },
     async (req, reply) => {
-      const row = await getCheck(deps.db, req.params.id, req.accountId);
+      const row = await deps.store.checks.get(req.params.id, req.accountId);
       if (!row) throw notFound('Check', req.params.id);
       if (req.body.checkType && req.body.checkType !== row.check_type) {
         throw new ApiError(400, `checkType cannot change: check ${row.id} is a ${row.check_type} check`, {
@@ -85,7 +85,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   );
 
   app.delete<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req, reply) => {
-    const gone = await deps.db.tx((tx) => deleteCheck(tx, req.params.id, req.accountId));
+    const gone = await deps.store.checks.delete(req.params.id, req.accountId);
     if (!gone) throw notFound('Check', req.params.id);
     await deps.scheduler.remove(req.params.id, true);
     deps.heartbeats.remove(req.params.id);

@@ -2,10 +2,9 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { SLUG_PATTERN } from '../../domain/limits.js';
-import * as store from '../store/private-locations.js';
-import { checksUsingPrivateLocation } from '../store/checks.js';
 import { compareVersions } from '../agents.js';
 import { ApiError, notFound } from '../errors.js';
+import type { KeyRow, PrivateLocationRow } from '../store/private-locations.js';
 import type { Deps } from '../deps.js';
 
 const proxyUrl = { anyOf: [{ type: 'string', pattern: '^(https?)://[^\\s]+$' }, { type: 'null' }] };
@@ -30,7 +29,7 @@ const keyParams = { type: 'object', required: ['id', 'keyId'], properties: { id:
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
-  function view(row: store.PrivateLocationRow, keys: store.KeyRow[], fresh?: { id: string; rawKey: string }) {
+  function view(row: PrivateLocationRow, keys: KeyRow[], fresh?: { id: string; rawKey: string }) {
     const agents = deps.agents.connected(row.id);
     const byVersion = new Map<string, typeof agents>();
     for (const a of agents) byVersion.set(a.version, [...(byVersion.get(a.version) ?? []), a]);
@@ -63,7 +62,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   }
 
   async function load(accountId: string, id: string) {
-    const row = await store.getPrivateLocation(deps.db, accountId, id);
+    const row = await deps.store.privateLocations.get(accountId, id);
     if (!row) throw notFound('Private location', id);
     return row;
   }
@@ -72,10 +71,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/v1/private-locations',
     { schema: { body: createBody } },
     async (req, reply) => {
-      const out = await deps.db.tx(async (tx) => {
-        const row = await store.insertPrivateLocation(tx, req.accountId, req.body);
+      const out = await deps.store.tx(async (tx) => {
+        const row = await tx.privateLocations.insert(req.accountId, req.body);
         if (!row) return null;
-        return { row, key: await store.insertKey(tx, row.id) };
+        return { row, key: await tx.privateLocations.insertKey(row.id) };
       });
       if (!out)
         throw new ApiError(409, `A private location with slugName ${JSON.stringify(req.body.slugName)} already exists`, {
@@ -87,11 +86,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   );
 
   app.get('/v1/private-locations', async (req) => {
-    const rows = await store.listPrivateLocations(deps.db, req.accountId);
-    const keys = await store.keysOf(
-      deps.db,
-      rows.map((r) => r.id),
-    );
+    const rows = await deps.store.privateLocations.list(req.accountId);
+    const keys = await deps.store.privateLocations.keysOf(rows.map((r) => r.id));
     return rows.map((r) =>
       view(
         r,
@@ -102,30 +98,30 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
 
   app.get<{ Params: { id: string } }>('/v1/private-locations/:id', { schema: { params } }, async (req) => {
     const row = await load(req.accountId, req.params.id);
-    return view(row, await store.keysOf(deps.db, [row.id]));
+    return view(row, await deps.store.privateLocations.keysOf([row.id]));
   });
 
   app.put<{ Params: { id: string }; Body: { name: string; icon?: string; proxyUrl?: string | null } }>(
     '/v1/private-locations/:id',
     { schema: { params, body: updateBody } },
     async (req) => {
-      const row = await store.updatePrivateLocation(deps.db, req.accountId, req.params.id, req.body);
+      const row = await deps.store.privateLocations.update(req.accountId, req.params.id, req.body);
       if (!row) throw notFound('Private location', req.params.id);
       deps.agents.forgetGrants((g) => g.privateLocationId === row.id);
-      return view(row, await store.keysOf(deps.db, [row.id]));
+      return view(row, await deps.store.privateLocations.keysOf([row.id]));
     },
   );
 
   app.delete<{ Params: { id: string } }>('/v1/private-locations/:id', { schema: { params } }, async (req, reply) => {
     const row = await load(req.accountId, req.params.id);
-    const users = await checksUsingPrivateLocation(deps.db, req.accountId, row.slug_name);
+    const users = await deps.store.checks.usingPrivateLocation(req.accountId, row.slug_name);
     if (users.length) {
       throw new ApiError(409, `Private location ${row.slug_name} is used by ${users.length} check(s); remove it from them first`, {
         checkIds: users,
       });
     }
-    const keys = await store.keysOf(deps.db, [row.id]);
-    await store.deletePrivateLocation(deps.db, req.accountId, row.id);
+    const keys = await deps.store.privateLocations.keysOf([row.id]);
+    await deps.store.privateLocations.delete(req.accountId, row.id);
     deps.agents.forgetGrants((g) => g.privateLocationId === row.id);
     for (const k of keys) deps.jobs.revokeKey(k.id);
     return reply.code(204).send();
@@ -133,7 +129,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
 
   app.post<{ Params: { id: string } }>('/v1/private-locations/:id/keys', { schema: { params } }, async (req, reply) => {
     const row = await load(req.accountId, req.params.id);
-    const key = await store.insertKey(deps.db, row.id);
+    const key = await deps.store.privateLocations.insertKey(row.id);
     return reply.code(201).send({
       id: key.id,
       rawKey: key.rawKey,
@@ -148,7 +144,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { params: keyParams } },
     async (req, reply) => {
       const row = await load(req.accountId, req.params.id);
-      if (!(await store.deleteKey(deps.db, row.id, req.params.keyId))) throw notFound('Key', req.params.keyId);
+      if (!(await deps.store.privateLocations.deleteKey(row.id, req.params.keyId))) throw notFound('Key', req.params.keyId);
       deps.agents.forgetGrants((g) => g.keyId === req.params.keyId);
       deps.jobs.revokeKey(req.params.keyId);
       return reply.code(204).send();

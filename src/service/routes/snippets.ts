@@ -3,15 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
-import {
-  checksUsingSnippet,
-  deleteSnippet,
-  getSnippet,
-  insertSnippet,
-  listSnippets,
-  type SnippetRow,
-  updateSnippet,
-} from '../store/snippets.js';
+import type { SnippetRow } from '../store/snippets.js';
 
 const body = {
   type: 'object',
@@ -29,13 +21,13 @@ const view = (s: SnippetRow) => ({
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.post<{ Body: { name: string; script: string } }>('/v1/snippets', { schema: { body } }, async (req, reply) => {
-    const row = await insertSnippet(deps.db, req.accountId, req.body.name, req.body.script);
+    const row = await deps.store.snippets.insert(req.accountId, req.body.name, req.body.script);
     deps.snippets.set(row.id, req.accountId, row.script);
     return reply.code(201).send(view(row));
   });
-  app.get('/v1/snippets', async (req) => (await listSnippets(deps.db, req.accountId)).map(view));
+  app.get('/v1/snippets', async (req) => (await deps.store.snippets.list(req.accountId)).map(view));
   app.get<{ Params: { id: number } }>('/v1/snippets/:id', { schema: { params } }, async (req) => {
-    const row = await getSnippet(deps.db, req.accountId, req.params.id);
+    const row = await deps.store.snippets.get(req.accountId, req.params.id);
     if (!row) throw notFound('Snippet', req.params.id);
     return view(row);
   });
@@ -43,16 +35,16 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/v1/snippets/:id',
     { schema: { params, body } },
     async (req) => {
-      const row = await updateSnippet(deps.db, req.accountId, req.params.id, req.body.name, req.body.script);
+      const row = await deps.store.snippets.update(req.accountId, req.params.id, req.body.name, req.body.script);
       if (!row) throw notFound('Snippet', req.params.id);
       deps.snippets.set(row.id, req.accountId, row.script);
       return view(row);
     },
   );
   app.delete<{ Params: { id: number } }>('/v1/snippets/:id', { schema: { params } }, async (req, reply) => {
-    const users = await checksUsingSnippet(deps.db, req.accountId, req.params.id);
+    const users = await deps.store.snippets.usedBy(req.accountId, req.params.id);
     if (users.length) throw new ApiError(409, `Snippet ${req.params.id} is used by ${users.length} check(s)`, { checkIds: users });
-    if (!(await deleteSnippet(deps.db, req.accountId, req.params.id))) throw notFound('Snippet', req.params.id);
+    if (!(await deps.store.snippets.delete(req.accountId, req.params.id))) throw notFound('Snippet', req.params.id);
     deps.snippets.delete(req.params.id);
     return reply.code(204).send();
   });

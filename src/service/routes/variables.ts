@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
-import { deleteVariable, getVariable, insertVariable, listVariables, updateVariable, type VariableRow } from '../store/variables.js';
+import type { VariableRow } from '../store/variables.js';
 
 const KEY = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
 const createBody = {
@@ -41,7 +41,7 @@ const view = (v: VariableRow) => ({
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   app.get('/v1/variables', async (req) => {
-    return (await listVariables(deps.db, req.accountId)).map(view);
+    return (await deps.store.variables.list(req.accountId)).map(view);
   });
 
   app.post<{ Body: { key: string; value: string; locked: boolean; secret: boolean } }>(
@@ -49,7 +49,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { body: createBody } },
     async (req, reply) => {
       const b = req.body;
-      const row = await insertVariable(deps.db, req.accountId, b);
+      const row = await deps.store.variables.insert(req.accountId, b);
       if (!row) throw new ApiError(409, `A variable with key ${b.key} already exists`, { field: 'key', rule: 'unique' });
       await deps.variables.refresh(req.accountId);
       return reply.code(201).send(view(row));
@@ -57,7 +57,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   );
 
   app.get<{ Params: { key: string } }>('/v1/variables/:key', { schema: { params } }, async (req) => {
-    const row = await getVariable(deps.db, req.accountId, req.params.key);
+    const row = await deps.store.variables.get(req.accountId, req.params.key);
     if (!row) throw notFound('Variable', req.params.key);
     return view(row);
   });
@@ -70,11 +70,11 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (b.key !== undefined && b.key !== req.params.key) {
         throw new ApiError(400, 'key cannot be changed: delete the variable and create a new one', { field: 'key', rule: 'immutable' });
       }
-      const cur = await getVariable(deps.db, req.accountId, req.params.key);
+      const cur = await deps.store.variables.get(req.accountId, req.params.key);
       if (!cur) throw notFound('Variable', req.params.key);
       if (cur.secret && b.secret === false)
         throw new ApiError(400, 'secret cannot be turned off once set', { field: 'secret', rule: 'one-way' });
-      const row = await updateVariable(deps.db, req.accountId, req.params.key, {
+      const row = await deps.store.variables.update(req.accountId, req.params.key, {
         value: b.value,
         locked: b.locked ?? cur.locked,
         secret: b.secret ?? cur.secret,
@@ -86,7 +86,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   );
 
   app.delete<{ Params: { key: string } }>('/v1/variables/:key', { schema: { params } }, async (req, reply) => {
-    if (!(await deleteVariable(deps.db, req.accountId, req.params.key))) throw notFound('Variable', req.params.key);
+    if (!(await deps.store.variables.delete(req.accountId, req.params.key))) throw notFound('Variable', req.params.key);
     await deps.variables.refresh(req.accountId);
     return reply.code(204).send();
   });

@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import { creationOrder, type Sql } from './db.js';
 import type { Job, JobCheck, CheckCode } from '../../domain/run.js';
 import { RUNTIME_CHECK_TYPES } from '../../domain/runtimes.js';
 import { DEFAULT_RUNTIME_ID, RUNTIME_CHECK_TIMEOUT_MS } from '../../domain/limits.js';
@@ -107,63 +107,69 @@ export function jobFor(row: CheckRow, dueAt: number, location: string): Job {
   };
 }
 
-export async function insertCheck(db: Queryable, row: Omit<CheckRow, 'created_at' | 'updated_at'>): Promise<CheckRow> {
-  const rows = await db.query<CheckRow>(
-    'INSERT INTO checks (id, account_id, check_type, name, activated, config) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-    [row.id, row.account_id, row.check_type, row.config.name, row.config.activated, JSON.stringify(row.config)],
-  );
-  return rows[0];
-}
+export class CheckRepository {
+  constructor(private readonly db: Sql) {}
 
-export async function updateCheck(db: Queryable, id: string, accountId: string, config: CheckConfig): Promise<CheckRow | null> {
-  const rows = await db.query<CheckRow>(
-    'UPDATE checks SET name = $3, activated = $4, config = $5, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING *',
-    [id, accountId, config.name, config.activated, JSON.stringify(config)],
-  );
-  return rows[0] ?? null;
-}
+  async insert(row: Omit<CheckRow, 'created_at' | 'updated_at'>): Promise<CheckRow> {
+    const rows = await this.db.query<CheckRow>(
+      'INSERT INTO checks (id, account_id, check_type, name, activated, config) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+      [row.id, row.account_id, row.check_type, row.config.name, row.config.activated, JSON.stringify(row.config)],
+    );
+    return rows[0];
+  }
 
-export async function getCheck(db: Queryable, id: string, accountId: string): Promise<CheckRow | null> {
-  return (await db.query<CheckRow>('SELECT * FROM checks WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
-}
+  async update(id: string, accountId: string, config: CheckConfig): Promise<CheckRow | null> {
+    const rows = await this.db.query<CheckRow>(
+      'UPDATE checks SET name = $3, activated = $4, config = $5, updated_at = $6 WHERE id = $1 AND account_id = $2 RETURNING *',
+      [id, accountId, config.name, config.activated, JSON.stringify(config), new Date()],
+    );
+    return rows[0] ?? null;
+  }
 
-export async function listChecks(
-  db: Queryable,
-  accountId: string,
-  limit: number,
-  offset: number,
-  checkType?: string,
-): Promise<{ rows: CheckRow[]; total: number }> {
-  const filter = checkType ? ' AND check_type = $2' : '';
-  const params: unknown[] = checkType ? [accountId, checkType] : [accountId];
-  const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM checks WHERE account_id = $1${filter}`, params);
-  const rows = await db.query<CheckRow>(
-    `SELECT * FROM checks WHERE account_id = $1${filter} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
-    params,
-  );
-  return { rows, total: n };
-}
+  async get(id: string, accountId: string): Promise<CheckRow | null> {
+    return (await this.db.query<CheckRow>('SELECT * FROM checks WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
+  }
 
-/** The account's checks that can be run on demand (all but heartbeats), oldest first. */
-export async function runnableChecks(db: Queryable, accountId: string): Promise<CheckRow[]> {
-  return db.query<CheckRow>(`SELECT * FROM checks WHERE account_id = $1 AND check_type <> 'HEARTBEAT' ORDER BY created_at, id`, [
-    accountId,
-  ]);
-}
+  async list(accountId: string, limit: number, offset: number, checkType?: string): Promise<{ rows: CheckRow[]; total: number }> {
+    const filter = checkType ? ' AND check_type = $2' : '';
+    const params: unknown[] = checkType ? [accountId, checkType] : [accountId];
+    const [{ n }] = await this.db.query<{ n: number }>(
+      `SELECT CAST(count(*) AS integer) AS n FROM checks WHERE account_id = $1${filter}`,
+      params,
+    );
+    const rows = await this.db.query<CheckRow>(
+      `SELECT * FROM checks WHERE account_id = $1${filter} ORDER BY ${creationOrder(this.db)} LIMIT ${limit} OFFSET ${offset}`,
+      params,
+    );
+    return { rows, total: n };
+  }
 
-export async function deleteCheck(db: Queryable, id: string, accountId: string): Promise<boolean> {
-  const rows = await db.query('DELETE FROM checks WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]);
-  if (rows.length === 0) return false;
-  await db.query('DELETE FROM check_results WHERE check_id = $1', [id]);
-  await db.query('DELETE FROM check_statuses WHERE check_id = $1', [id]);
-  await db.query('DELETE FROM jobs WHERE check_id = $1', [id]);
-  return true;
-}
+  /** The account's checks that can be run on demand (all but heartbeats), oldest first. */
+  async runnable(accountId: string): Promise<CheckRow[]> {
+    return this.db.query<CheckRow>(
+      `SELECT * FROM checks WHERE account_id = $1 AND check_type <> 'HEARTBEAT' ORDER BY ${creationOrder(this.db)}`,
+      [accountId],
+    );
+  }
 
-export async function checksUsingPrivateLocation(db: Queryable, accountId: string, slug: string): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(`SELECT id FROM checks WHERE account_id = $1 AND config->'privateLocations' ? $2`, [
-    accountId,
-    slug,
-  ]);
-  return rows.map((r) => r.id);
+  /** Deletes the check with its results, status and queued runs, all or nothing. */
+  async delete(id: string, accountId: string): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      const rows = await q.query('DELETE FROM checks WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]);
+      if (rows.length === 0) return false;
+      await q.query('DELETE FROM check_results WHERE check_id = $1', [id]);
+      await q.query('DELETE FROM check_statuses WHERE check_id = $1', [id]);
+      await q.query('DELETE FROM jobs WHERE check_id = $1', [id]);
+      return true;
+    });
+  }
+
+  async usingPrivateLocation(accountId: string, slug: string): Promise<string[]> {
+    const uses =
+      this.db.dialect === 'postgres'
+        ? `config->'privateLocations' ? $2`
+        : `EXISTS (SELECT 1 FROM json_each(config, '$.privateLocations') WHERE value = $2)`;
+    const rows = await this.db.query<{ id: string }>(`SELECT id FROM checks WHERE account_id = $1 AND ${uses}`, [accountId, slug]);
+    return rows.map((r) => r.id);
+  }
 }

@@ -1,5 +1,7 @@
-// Append-only: a released migration is never edited, a change is a new entry.
-// Epoch-millisecond columns are double precision so both drivers hand back plain numbers.
+// One list for both backends, written in PostgreSQL's DDL; sqliteDdl() maps the few types and
+// defaults SQLite spells differently. Append-only: a released migration is never edited, a change
+// is a new entry. Epoch-millisecond columns are double precision so both drivers hand back plain
+// numbers.
 
 export const MIGRATIONS: string[] = [
   `
@@ -168,3 +170,14 @@ CREATE TABLE artifacts (
 CREATE INDEX artifacts_check ON artifacts (check_id, created_at DESC)
 `,
 ];
+
+/**
+ * PostgreSQL DDL as SQLite takes it. Declared types stay telling (SQLite keeps them and the
+ * driver decodes by them): booleans are 0/1, timestamptz epoch milliseconds, JSON text.
+ */
+export function sqliteDdl(sql: string): string {
+  return sql
+    .replace(/\bjsonb\b/g, 'json_text')
+    .replace(/\bserial PRIMARY KEY\b/g, 'INTEGER PRIMARY KEY AUTOINCREMENT')
+    .replace(/\bDEFAULT now\(\)/g, "DEFAULT (CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER))");
+}

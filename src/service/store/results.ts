@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from './db.js';
+import { columns, inList, type Sql } from './db.js';
 import type { Job, RunResult } from '../../domain/run.js';
 
 export interface Delivered {
@@ -8,13 +8,29 @@ export interface Delivered {
   job: Job;
 }
 
-/**
- * Stores a batch of results, removes their job rows and folds them into the check statuses,
- * in one statement: atomic without a transaction, and one round trip to the database (the
- * embedded one pays a fixed cost per statement). Idempotent by job id.
- */
-export async function storeResults(db: Queryable, batch: Delivered[], writtenJobIds: string[]): Promise<void> {
-  // One status row per check: the latest result wins, longest and shortest run fold over the batch.
+const STATUS_UPSERT_SQLITE = `
+  INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded, longest_run, shortest_run,
+    last_run_location, last_check_run_id, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+  ON CONFLICT (check_id) DO UPDATE SET
+    longest_run = max(coalesce(s.longest_run, EXCLUDED.longest_run), EXCLUDED.longest_run),
+    shortest_run = min(coalesce(s.shortest_run, EXCLUDED.shortest_run), EXCLUDED.shortest_run),
+    has_failures = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_failures ELSE s.has_failures END,
+    has_errors = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_errors ELSE s.has_errors END,
+    is_degraded = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.is_degraded ELSE s.is_degraded END,
+    last_run_location = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_run_location ELSE s.last_run_location END,
+    last_check_run_id = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_check_run_id ELSE s.last_check_run_id END,
+    name = EXCLUDED.name,
+    updated_at = max(s.updated_at, EXCLUDED.updated_at)`;
+
+const RESULT_INSERT_SQLITE = `
+  INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
+    is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16, $17, $18)
+  ON CONFLICT (job_id) DO NOTHING`;
+
+/** One status row per check: the latest result wins, longest and shortest run fold over the batch. */
+function foldStatuses(batch: Delivered[]) {
   const byCheck = new Map<string, { d: Delivered; longest: number; shortest: number }>();
   for (const d of batch) {
     const cur = byCheck.get(d.job.checkId);
@@ -26,70 +42,121 @@ export async function storeResults(db: Queryable, batch: Delivered[], writtenJob
       if (d.result.stoppedAt >= cur.d.result.stoppedAt) cur.d = d;
     }
   }
-  const st = [...byCheck.values()];
-  await db.query(
-    `WITH stored AS (
-       INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
-         is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id)
-       SELECT id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-         response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail, session_id
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[],
-         $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[], $30::text[])
-         AS t(id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-              response_time, started, stopped, run_id, error, detail, session_id)
-       ON CONFLICT (job_id) DO NOTHING
-       RETURNING 1
-     ), finished AS (
-       DELETE FROM jobs WHERE id = ANY($18::text[]) RETURNING 1
-     )
-     INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded, longest_run, shortest_run,
-       last_run_location, last_check_run_id, updated_at)
-     SELECT check_id, account_id, name, has_failures, has_errors, is_degraded, longest, shortest, loc, run_id, to_timestamp(stopped / 1000.0)
-     FROM unnest($19::text[], $20::text[], $21::text[], $22::bool[], $23::bool[], $24::bool[], $25::float8[], $26::float8[], $27::text[], $28::text[], $29::float8[])
-       AS t(check_id, account_id, name, has_failures, has_errors, is_degraded, longest, shortest, loc, run_id, stopped)
-     ON CONFLICT (check_id) DO UPDATE SET
-       longest_run = GREATEST(s.longest_run, EXCLUDED.longest_run),
-       shortest_run = LEAST(s.shortest_run, EXCLUDED.shortest_run),
-       has_failures = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_failures ELSE s.has_failures END,
-       has_errors = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_errors ELSE s.has_errors END,
-       is_degraded = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.is_degraded ELSE s.is_degraded END,
-       last_run_location = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_run_location ELSE s.last_run_location END,
-       last_check_run_id = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_check_run_id ELSE s.last_check_run_id END,
-       name = EXCLUDED.name,
-       updated_at = GREATEST(s.updated_at, EXCLUDED.updated_at)`,
-    [
-      batch.map(() => randomUUID()),
-      batch.map((d) => d.result.jobId),
-      batch.map((d) => d.accountId),
-      batch.map((d) => d.job.checkId),
-      batch.map((d) => d.job.checkType),
-      batch.map((d) => d.job.check.name),
-      batch.map((d) => d.job.location),
-      batch.map((d) => d.result.hasFailures),
-      batch.map((d) => d.result.hasErrors),
-      batch.map((d) => d.result.isDegraded),
-      batch.map((d) => d.result.overMaxResponseTime),
-      batch.map((d) => d.result.responseTime),
-      batch.map((d) => d.result.startedAt),
-      batch.map((d) => d.result.stoppedAt),
-      batch.map((d) => d.job.dueAt),
-      batch.map((d) => d.result.error),
-      batch.map((d) => JSON.stringify({ ...d.result.detail, error: d.result.error })),
-      writtenJobIds,
-      st.map((x) => x.d.job.checkId),
-      st.map((x) => x.d.accountId),
-      st.map((x) => x.d.job.check.name),
-      st.map((x) => x.d.result.hasFailures),
-      st.map((x) => x.d.result.hasErrors),
-      st.map((x) => x.d.result.isDegraded),
-      st.map((x) => x.longest),
-      st.map((x) => x.shortest),
-      st.map((x) => x.d.job.location),
-      st.map((x) => String(x.d.job.dueAt)),
-      st.map((x) => x.d.result.stoppedAt),
-      batch.map((d) => d.job.sessionId ?? null),
-    ],
-  );
+  return [...byCheck.values()];
+}
+
+const resultRow = (d: Delivered) => [
+  randomUUID(),
+  d.result.jobId,
+  d.accountId,
+  d.job.checkId,
+  d.job.checkType,
+  d.job.check.name,
+  d.job.location,
+  d.result.hasFailures,
+  d.result.hasErrors,
+  d.result.isDegraded,
+  d.result.overMaxResponseTime,
+  d.result.responseTime,
+  d.result.startedAt,
+  d.result.stoppedAt,
+  d.job.dueAt,
+  d.result.error,
+  JSON.stringify({ ...d.result.detail, error: d.result.error }),
+  d.job.sessionId ?? null,
+];
+
+const statusRow = (x: ReturnType<typeof foldStatuses>[number]) => [
+  x.d.job.checkId,
+  x.d.accountId,
+  x.d.job.check.name,
+  x.d.result.hasFailures,
+  x.d.result.hasErrors,
+  x.d.result.isDegraded,
+  x.longest,
+  x.shortest,
+  x.d.job.location,
+  String(x.d.job.dueAt),
+  new Date(x.d.result.stoppedAt),
+];
+
+export class ResultRepository {
+  constructor(private readonly db: Sql) {}
+
+  /**
+   * Stores a batch of results, removes their job rows and folds them into the check statuses,
+   * atomically. Idempotent by job id. On PostgreSQL it is one statement: one round trip.
+   */
+  async store(batch: Delivered[], writtenJobIds: string[]): Promise<void> {
+    const st = foldStatuses(batch);
+    if (this.db.dialect === 'sqlite') {
+      await this.db.tx(async (q) => {
+        for (const d of batch) await q.query(RESULT_INSERT_SQLITE, resultRow(d));
+        await q.query(`DELETE FROM jobs WHERE id ${inList(q, '$1')}`, [writtenJobIds]);
+        for (const x of st) await q.query(STATUS_UPSERT_SQLITE, statusRow(x));
+      });
+      return;
+    }
+    await this.db.query(
+      `WITH stored AS (
+         INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
+           is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id)
+         SELECT id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
+           response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail, session_id
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[],
+           $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[], $18::text[])
+           AS t(id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
+                response_time, started, stopped, run_id, error, detail, session_id)
+         ON CONFLICT (job_id) DO NOTHING
+         RETURNING 1
+       ), finished AS (
+         DELETE FROM jobs WHERE id = ANY($19::text[]) RETURNING 1
+       )
+       INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded, longest_run, shortest_run,
+         last_run_location, last_check_run_id, updated_at)
+       SELECT * FROM unnest($20::text[], $21::text[], $22::text[], $23::bool[], $24::bool[], $25::bool[], $26::float8[], $27::float8[],
+         $28::text[], $29::text[], $30::timestamptz[])
+       ON CONFLICT (check_id) DO UPDATE SET
+         longest_run = GREATEST(s.longest_run, EXCLUDED.longest_run),
+         shortest_run = LEAST(s.shortest_run, EXCLUDED.shortest_run),
+         has_failures = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_failures ELSE s.has_failures END,
+         has_errors = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_errors ELSE s.has_errors END,
+         is_degraded = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.is_degraded ELSE s.is_degraded END,
+         last_run_location = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_run_location ELSE s.last_run_location END,
+         last_check_run_id = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_check_run_id ELSE s.last_check_run_id END,
+         name = EXCLUDED.name,
+         updated_at = GREATEST(s.updated_at, EXCLUDED.updated_at)`,
+      [...columns(batch.map(resultRow), 18), writtenJobIds, ...columns(st.map(statusRow), 11)],
+    );
+  }
+
+  async page(f: ResultFilter, limit: number, offset: number): Promise<ResultRow[]> {
+    const w = where(f);
+    return this.db.query<ResultRow>(
+      `SELECT * FROM check_results WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+      w.params,
+    );
+  }
+
+  /** Keyset page: results older than the cursor (created_at, id). */
+  async afterCursor(f: ResultFilter, limit: number, cursor: { at: number; id: string } | null): Promise<ResultRow[]> {
+    const w = where(f);
+    let sql = w.sql;
+    if (cursor) {
+      w.params.push(new Date(cursor.at), cursor.id);
+      sql += ` AND (created_at, id) < (CAST($${w.params.length - 1} AS timestamptz), $${w.params.length})`;
+    }
+    return this.db.query<ResultRow>(`SELECT * FROM check_results WHERE ${sql} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, w.params);
+  }
+
+  async get(accountId: string, checkId: string, id: string): Promise<ResultRow | null> {
+    const rows = await this.db.query<ResultRow>('SELECT * FROM check_results WHERE id = $1 AND check_id = $2 AND account_id = $3', [
+      id,
+      checkId,
+      accountId,
+    ]);
+    return rows[0] ?? null;
+  }
 }
 
 export interface ResultRow {
@@ -126,8 +193,8 @@ export interface ResultFilter {
 }
 
 function where(f: ResultFilter): { sql: string; params: unknown[] } {
-  const params: unknown[] = [f.checkId, f.accountId, f.fromMs / 1000, f.toMs / 1000];
-  const parts = ['check_id = $1', 'account_id = $2', 'created_at >= to_timestamp($3)', 'created_at < to_timestamp($4)'];
+  const params: unknown[] = [f.checkId, f.accountId, new Date(f.fromMs), new Date(f.toMs)];
+  const parts = ['check_id = $1', 'account_id = $2', 'created_at >= $3', 'created_at < $4'];
   const add = (cond: string, v: unknown) => {
     params.push(v);
     parts.push(cond.replace('?', `$${params.length}`));
@@ -137,38 +204,6 @@ function where(f: ResultFilter): { sql: string; params: unknown[] } {
   if (f.hasFailures !== undefined) add('has_failures = ?', f.hasFailures);
   if (f.resultType !== 'ALL') add('result_type = ?', f.resultType);
   return { sql: parts.join(' AND '), params };
-}
-
-export async function pageResults(db: Queryable, f: ResultFilter, limit: number, offset: number): Promise<ResultRow[]> {
-  const w = where(f);
-  return db.query<ResultRow>(
-    `SELECT * FROM check_results WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-    w.params,
-  );
-}
-
-/** Keyset page: results older than the cursor (created_at, id). */
-export async function cursorResults(
-  db: Queryable,
-  f: ResultFilter,
-  limit: number,
-  cursor: { at: number; id: string } | null,
-): Promise<ResultRow[]> {
-  const w = where(f);
-  let sql = w.sql;
-  if (cursor) {
-    w.params.push(cursor.at / 1000, cursor.id);
-    sql += ` AND (created_at, id) < (to_timestamp($${w.params.length - 1}), $${w.params.length})`;
-  }
-  return db.query<ResultRow>(`SELECT * FROM check_results WHERE ${sql} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, w.params);
-}
-
-export async function getResult(db: Queryable, accountId: string, checkId: string, id: string): Promise<ResultRow | null> {
-  return (
-    (
-      await db.query<ResultRow>('SELECT * FROM check_results WHERE id = $1 AND check_id = $2 AND account_id = $3', [id, checkId, accountId])
-    )[0] ?? null
-  );
 }
 
 export function toApi(r: ResultRow) {

@@ -1,6 +1,6 @@
 // Check statuses: each check's latest outcome, written with the results that change it.
 
-import type { Queryable } from './db.js';
+import type { Sql } from './db.js';
 
 export interface StatusRow {
   check_id: string;
@@ -16,12 +16,18 @@ export interface StatusRow {
   updated_at: Date | null;
 }
 
-export async function listStatuses(db: Queryable, accountId: string): Promise<StatusRow[]> {
-  return db.query<StatusRow>('SELECT * FROM check_statuses WHERE account_id = $1 ORDER BY check_id', [accountId]);
-}
+export class StatusRepository {
+  constructor(private readonly db: Sql) {}
 
-export async function getStatus(db: Queryable, accountId: string, checkId: string): Promise<StatusRow | null> {
-  return (
-    (await db.query<StatusRow>('SELECT * FROM check_statuses WHERE check_id = $1 AND account_id = $2', [checkId, accountId]))[0] ?? null
-  );
+  async list(accountId: string): Promise<StatusRow[]> {
+    return this.db.query<StatusRow>('SELECT * FROM check_statuses WHERE account_id = $1 ORDER BY check_id', [accountId]);
+  }
+
+  async get(accountId: string, checkId: string): Promise<StatusRow | null> {
+    const rows = await this.db.query<StatusRow>('SELECT * FROM check_statuses WHERE check_id = $1 AND account_id = $2', [
+      checkId,
+      accountId,
+    ]);
+    return rows[0] ?? null;
+  }
 }

@@ -1,7 +1,7 @@
 // Trigger URLs: one secret token per check, which runs the check when called.
 
 import type { CheckRow } from './checks.js';
-import type { Queryable } from './db.js';
+import type { Sql } from './db.js';
 
 export interface TriggerRow {
   check_id: string;
@@ -10,34 +10,39 @@ export interface TriggerRow {
   created_at: Date;
 }
 
-export async function getTrigger(db: Queryable, accountId: string, checkId: string): Promise<TriggerRow | null> {
-  return (
-    (await db.query<TriggerRow>('SELECT * FROM check_triggers WHERE check_id = $1 AND account_id = $2', [checkId, accountId]))[0] ?? null
-  );
-}
+export class TriggerRepository {
+  constructor(private readonly db: Sql) {}
 
-export async function insertTrigger(db: Queryable, accountId: string, checkId: string, token: string): Promise<TriggerRow> {
-  const [row] = await db.query<TriggerRow>('INSERT INTO check_triggers (check_id, account_id, token) VALUES ($1, $2, $3) RETURNING *', [
-    checkId,
-    accountId,
-    token,
-  ]);
-  return row;
-}
+  async get(accountId: string, checkId: string): Promise<TriggerRow | null> {
+    const rows = await this.db.query<TriggerRow>('SELECT * FROM check_triggers WHERE check_id = $1 AND account_id = $2', [
+      checkId,
+      accountId,
+    ]);
+    return rows[0] ?? null;
+  }
 
-export async function deleteTrigger(db: Queryable, accountId: string, checkId: string): Promise<boolean> {
-  const gone = await db.query('DELETE FROM check_triggers WHERE check_id = $1 AND account_id = $2 RETURNING check_id', [
-    checkId,
-    accountId,
-  ]);
-  return gone.length > 0;
-}
+  async insert(accountId: string, checkId: string, token: string): Promise<TriggerRow> {
+    const [row] = await this.db.query<TriggerRow>(
+      'INSERT INTO check_triggers (check_id, account_id, token, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
+      [checkId, accountId, token, new Date()],
+    );
+    return row;
+  }
 
-/** The check a trigger URL names, when its token matches. */
-export async function checkByTrigger(db: Queryable, checkId: string, token: string): Promise<CheckRow | null> {
-  const rows = await db.query<CheckRow>(
-    'SELECT c.* FROM check_triggers t JOIN checks c ON c.id = t.check_id WHERE t.check_id = $1 AND t.token = $2',
-    [checkId, token],
-  );
-  return rows[0] ?? null;
+  async delete(accountId: string, checkId: string): Promise<boolean> {
+    const gone = await this.db.query('DELETE FROM check_triggers WHERE check_id = $1 AND account_id = $2 RETURNING check_id', [
+      checkId,
+      accountId,
+    ]);
+    return gone.length > 0;
+  }
+
+  /** The check a trigger URL names, when its token matches. */
+  async checkByToken(checkId: string, token: string): Promise<CheckRow | null> {
+    const rows = await this.db.query<CheckRow>(
+      'SELECT c.* FROM check_triggers t JOIN checks c ON c.id = t.check_id WHERE t.check_id = $1 AND t.token = $2',
+      [checkId, token],
+    );
+    return rows[0] ?? null;
+  }
 }

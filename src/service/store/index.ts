@@ -1,0 +1,68 @@
+// The store: one repository per resource over one database. Everything above this folder
+// reaches data only through these repositories; no SQL lives outside src/service/store.
+
+import { openDatabase, type Database, type Sql } from './db.js';
+import { AccountRepository } from './accounts.js';
+import { ArtifactRepository } from './artifacts.js';
+import { CheckRepository } from './checks.js';
+import { HeartbeatRepository } from './heartbeats.js';
+import { JobRepository } from './jobs.js';
+import { PrivateLocationRepository } from './private-locations.js';
+import { ResultRepository } from './results.js';
+import { SessionRepository } from './sessions.js';
+import { SnippetRepository } from './snippets.js';
+import { StatusRepository } from './statuses.js';
+import { TriggerRepository } from './triggers.js';
+import { VariableRepository } from './variables.js';
+
+export class Repositories {
+  readonly accounts: AccountRepository;
+  readonly artifacts: ArtifactRepository;
+  readonly checks: CheckRepository;
+  readonly heartbeats: HeartbeatRepository;
+  readonly jobs: JobRepository;
+  readonly privateLocations: PrivateLocationRepository;
+  readonly results: ResultRepository;
+  readonly sessions: SessionRepository;
+  readonly snippets: SnippetRepository;
+  readonly statuses: StatusRepository;
+  readonly triggers: TriggerRepository;
+  readonly variables: VariableRepository;
+
+  constructor(protected readonly sql: Sql) {
+    this.accounts = new AccountRepository(sql);
+    this.artifacts = new ArtifactRepository(sql);
+    this.checks = new CheckRepository(sql);
+    this.heartbeats = new HeartbeatRepository(sql);
+    this.jobs = new JobRepository(sql);
+    this.privateLocations = new PrivateLocationRepository(sql);
+    this.results = new ResultRepository(sql);
+    this.sessions = new SessionRepository(sql);
+    this.snippets = new SnippetRepository(sql);
+    this.statuses = new StatusRepository(sql);
+    this.triggers = new TriggerRepository(sql);
+    this.variables = new VariableRepository(sql);
+  }
+
+  /** Runs fn with repositories that all write in one transaction: all of it or none of it. */
+  tx<T>(fn: (store: Repositories) => Promise<T>): Promise<T> {
+    return this.sql.tx((q) => fn(new Repositories(q)));
+  }
+}
+
+export class Store extends Repositories {
+  readonly kind: Database['kind'];
+
+  constructor(private readonly database: Database) {
+    super(database);
+    this.kind = database.kind;
+  }
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+}
+
+export async function openStore(opts: { databaseUrl?: string; dataDir: string }): Promise<Store> {
+  return new Store(await openDatabase(opts));
+}
