@@ -7,12 +7,23 @@ import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Job, RunResult } from '../domain/run.js';
 import { Deque } from './deque.js';
+import { jobFor } from './store/checks.js';
+import type { JobRecord } from './store/jobs.js';
+import { systemClock, type Clock } from './clock.js';
 
 const INGEST_COALESCE_MS = 25;
 const INGEST_MAX_BATCH = 2000;
 const LEASE_WRITE_COALESCE_MS = 100;
-import { jobFor } from './store/checks.js';
-import type { JobRecord } from './store/jobs.js';
+const SWEEP_EVERY_MS = 1000;
+
+export interface JobQueueOptions {
+  leaseMs: number;
+  /** A run no agent takes within this long of becoming available is dropped. */
+  unclaimedTtlMs: number;
+  /** Adds what a job needs from elsewhere (variables, snippets) as it is handed out, so it is current. */
+  prepare?: (job: Job, accountId: string) => Job;
+  clock?: Clock;
+}
 
 export interface QueuedJob {
   job: Job;
@@ -50,20 +61,27 @@ export class JobQueue {
   private waiters = new Map<string, Set<Waiter>>();
   private sweeper: NodeJS.Timeout | null = null;
 
+  private readonly leaseMs: number;
+  private readonly unclaimedTtlMs: number;
+  private readonly prepare: (job: Job, accountId: string) => Job;
+  private readonly clock: Clock;
+
   constructor(
     private store: Pick<Repositories, 'jobs' | 'results'>,
     private log: Logger,
     private metrics: ServiceMetrics,
-    private leaseMs: number,
-    private unclaimedTtlMs: number,
-    /** Adds what a job needs from elsewhere (variables, snippets) as it is handed out, so it is current. */
-    private prepare: (job: Job, accountId: string) => Job = (job) => job,
-  ) {}
+    opts: JobQueueOptions,
+  ) {
+    this.leaseMs = opts.leaseMs;
+    this.unclaimedTtlMs = opts.unclaimedTtlMs;
+    this.prepare = opts.prepare ?? ((job) => job);
+    this.clock = opts.clock ?? systemClock;
+  }
 
   async load(): Promise<void> {
     // Jobs are stored lean; what an agent needs is rebuilt from the check as it is now.
     const rows = await this.store.jobs.load();
-    const now = Date.now();
+    const now = this.clock.now();
     for (const r of rows) {
       const q: QueuedJob = {
         job: jobFor(r, r.due_at, r.location),
@@ -77,7 +95,7 @@ export class JobQueue {
       this.byId.set(q.job.id, q);
       if (!q.leasedBy) this.queue(q.queueKey).push(q);
     }
-    this.sweeper = setInterval(() => void this.sweep().catch((err) => this.log.error({ err }, 'job sweep failed')), 1000);
+    this.sweeper = setInterval(() => void this.sweep().catch((err) => this.log.error({ err }, 'job sweep failed')), SWEEP_EVERY_MS);
     this.sweeper.unref();
     this.metrics.pendingJobs.set(this.pendingCount());
     if (rows.length) this.log.info({ jobs: rows.length }, 'jobs restored from the database');
@@ -85,7 +103,7 @@ export class JobQueue {
 
   async stop(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    if (this.leaseFlush) clearTimeout(this.leaseFlush);
+    await this.flushLeases();
     await this.flushInbox().catch(() => {});
     for (const set of this.waiters.values()) for (const w of set) w.resolve([]);
     this.waiters.clear();
@@ -169,7 +187,7 @@ export class JobQueue {
 
   /** Hands up to `max` jobs to an agent, waiting up to waitMs for some to arrive. */
   lease(lessee: Lessee, max: number, waitMs: number, signal: AbortSignal): Promise<Job[] | 'revoked'> {
-    const now = Date.now();
+    const now = this.clock.now();
     const taken = this.take(lessee, max, now);
     if (taken.length > 0 || max === 0 || waitMs <= 0) return Promise.resolve(taken);
     return new Promise((resolve) => {
@@ -205,7 +223,7 @@ export class JobQueue {
 
   /** Keeps the leases of jobs an agent reports as still running. */
   extend(agentId: string, jobIds: string[]): void {
-    const until = Date.now() + this.leaseMs;
+    const until = this.clock.now() + this.leaseMs;
     const extended: string[] = [];
     for (const id of jobIds) {
       const q = this.byId.get(id);
@@ -224,7 +242,7 @@ export class JobQueue {
       const q = this.byId.get(id);
       if (!q || q.leasedBy !== agentId) continue;
       q.leasedBy = null;
-      q.queuedAt = Date.now();
+      q.queuedAt = this.clock.now();
       this.queue(q.queueKey).unshift(q);
       back.push(q);
     }
@@ -297,7 +315,7 @@ export class JobQueue {
       for (const w of waiters) w.reject(err);
       return;
     }
-    const storedAt = Date.now();
+    const storedAt = this.clock.now();
     for (const { r, q } of fresh) {
       this.metrics.resultLatencyRecent.observe(Math.max(0, storedAt - r.stoppedAt) / 1000);
       this.byId.delete(r.jobId);
@@ -382,7 +400,7 @@ export class JobQueue {
     const set = this.waiters.get(key);
     if (!set) return;
     for (const w of [...set]) {
-      const jobs = this.take(w.lessee, w.max, Date.now());
+      const jobs = this.take(w.lessee, w.max, this.clock.now());
       if (jobs.length === 0) break;
       w.resolve(jobs);
     }
@@ -392,22 +410,25 @@ export class JobQueue {
   // between, a job is handed out again after restart and its second result is dropped by job id.
   private persistLease(ids: string[], agentId: string | null, until: number): void {
     for (const id of ids) this.pendingLeases.set(id, { agentId, until });
-    if (this.leaseFlush) return;
-    this.leaseFlush = setTimeout(() => {
-      this.leaseFlush = null;
-      const all = [...this.pendingLeases];
-      this.pendingLeases.clear();
-      void this.after(() => {
-        // Rows not written yet get their lease with their insert.
-        const batch = all.filter(([id]) => this.byId.get(id)?.written);
-        if (!batch.length) return Promise.resolve();
-        return this.store.jobs.recordLeases(batch.map(([id, l]) => ({ id, agentId: l.agentId, until: l.until })));
-      }).catch((err) => this.log.error({ err }, 'could not record job leases'));
-    }, LEASE_WRITE_COALESCE_MS);
+    if (!this.leaseFlush) this.leaseFlush = setTimeout(() => void this.flushLeases(), LEASE_WRITE_COALESCE_MS);
   }
 
-  private async sweep(): Promise<void> {
-    const now = Date.now();
+  private flushLeases(): Promise<void> {
+    if (this.leaseFlush) clearTimeout(this.leaseFlush);
+    this.leaseFlush = null;
+    const all = [...this.pendingLeases];
+    this.pendingLeases.clear();
+    return this.after(() => {
+      // Rows not written yet get their lease with their insert.
+      const batch = all.filter(([id]) => this.byId.get(id)?.written);
+      if (!batch.length) return Promise.resolve();
+      return this.store.jobs.recordLeases(batch.map(([id, l]) => ({ id, agentId: l.agentId, until: l.until })));
+    }).catch((err) => this.log.error({ err }, 'could not record job leases'));
+  }
+
+  /** Re-dispatches jobs whose lease expired and drops runs nobody took in time; runs every second. */
+  async sweep(): Promise<void> {
+    const now = this.clock.now();
     const expired: QueuedJob[] = [];
     for (const q of this.byId.values()) if (q.leasedBy && q.leaseExpiresAt < now) expired.push(q);
     for (const q of expired) {

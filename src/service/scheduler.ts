@@ -8,11 +8,12 @@ import type { ServiceMetrics } from './metrics.js';
 import { JobQueue, type QueuedJob } from './jobs.js';
 import { MinHeap } from './deque.js';
 import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
+import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
+import { declarationOf } from '../domain/check-types.js';
+import { systemClock, type Clock, type ClockTimer } from './clock.js';
 
 /** Due runs are written at most this often: one transaction for many runs. */
 const WRITE_COALESCE_MS = 100;
-import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
-import { declarationOf } from '../domain/check-types.js';
 
 /** Suffix of the queues holding jobs that need the full agent profile. */
 export const FULL_LANE = '#full';
@@ -34,7 +35,7 @@ interface Scheduled {
 export class Scheduler {
   private heap = new MinHeap<Scheduled>();
   private byId = new Map<string, Scheduled>();
-  private timer: NodeJS.Timeout | null = null;
+  private timer: ClockTimer | null = null;
   private timerAt = Infinity;
   private firing: Promise<void> | null = null;
   private stopped = false;
@@ -48,13 +49,14 @@ export class Scheduler {
     private log: Logger,
     private metrics: ServiceMetrics,
     private unclaimedTtlMs: number,
+    private clock: Clock = systemClock,
   ) {}
 
   async start(): Promise<void> {
     // Heartbeats are passive: the HeartbeatMonitor watches them, nothing is dispatched.
     const rows = await this.store.jobs.scheduledChecks();
     const slugs = await this.store.privateLocations.slugIndex();
-    const now = Date.now();
+    const now = this.clock.now();
     let missed = 0;
     for (const row of rows) {
       const s = this.plan(row, slugs);
@@ -80,7 +82,7 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     await this.firing;
     if (this.writeTimer) clearTimeout(this.writeTimer);
     await this.write();
@@ -121,7 +123,7 @@ export class Scheduler {
       const id = slugs.get(`${row.account_id}/${slug}`);
       if (id) targets.push({ queueKey: `pl:${id}${lane}`, location: slug });
     }
-    return { row, period, phase, targets, nextDue: nextDue(Date.now(), period, phase) };
+    return { row, period, phase, targets, nextDue: nextDue(this.clock.now(), period, phase) };
   }
 
   private track(s: Scheduled): void {
@@ -133,9 +135,9 @@ export class Scheduler {
     if (this.stopped) return;
     const at = this.heap.peekKey();
     if (at === undefined || at >= this.timerAt) return;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(
+    this.timer = this.clock.setTimeout(
       () => {
         this.timer = null;
         this.timerAt = Infinity;
@@ -145,12 +147,12 @@ export class Scheduler {
             this.arm();
           });
       },
-      Math.max(0, at - Date.now()),
+      Math.max(0, at - this.clock.now()),
     );
   }
 
   private async fire(): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     const due: { s: Scheduled; at: number }[] = [];
     for (let k = this.heap.peekKey(); k !== undefined && k <= now; k = this.heap.peekKey()) {
       const { k: at, v: s } = this.heap.pop()!;

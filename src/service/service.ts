@@ -36,7 +36,11 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   await variables.load();
   const snippets = new SnippetsCache();
   await snippets.load(store.snippets);
-  const jobs = new JobQueue(store, log, metrics, config.leaseSeconds * 1000, config.unclaimedRunTtlMs, jobPreparer(variables, snippets));
+  const jobs = new JobQueue(store, log, metrics, {
+    leaseMs: config.leaseSeconds * 1000,
+    unclaimedTtlMs: config.unclaimedRunTtlMs,
+    prepare: jobPreparer(variables, snippets),
+  });
   await jobs.load();
   const scheduler = new Scheduler(store, jobs, log, metrics, config.unclaimedRunTtlMs);
   // An agent counts as connected while its polls keep coming.

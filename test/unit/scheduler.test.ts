@@ -1,0 +1,114 @@
+// The scheduler: a check's runs come due at its phase in the right queues, the next due time
+// is written with them, and after downtime the latest fresh run is made and the rest counted.
+// Real embedded store and job queue, a clock the test sets.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { counter, queueFixture, UNCLAIMED_TTL_MS, type QueueFixture } from '../helpers/queue-fixture.js';
+import { Scheduler } from '../../src/service/scheduler.js';
+import { lastDue, nextDue, periodMs, phaseMs } from '../../src/domain/schedule.js';
+import type { JobQueue } from '../../src/service/jobs.js';
+
+let fx: QueueFixture;
+const schedulers: Scheduler[] = [];
+afterEach(async () => {
+  for (const s of schedulers.splice(0)) await s.stop();
+  await fx?.close();
+});
+
+function scheduler(queue: JobQueue = fx.queue) {
+  const s = new Scheduler(fx.store, queue, fx.log, fx.metrics, UNCLAIMED_TTL_MS, fx.clock);
+  schedulers.push(s);
+  return s;
+}
+
+/** Waits (by long-poll, not by sleeping) for the jobs a queue hands out. */
+function awaitJobs(queue: JobQueue, queueKeys: string[]) {
+  return queue.lease({ agentId: 'agent', queueKeys, keyId: null }, 10, 10_000, new AbortController().signal);
+}
+
+describe('scheduler', () => {
+  it('queues a run at its due time in every location, and writes the next due time with it', async () => {
+    fx = await queueFixture();
+    const s = scheduler();
+    await s.start();
+    const row = await fx.check('c1', { frequency: 1, frequencyOffset: 5, locations: ['us-east-1', 'eu-west-1'], runParallel: true });
+    const period = periodMs(row.config);
+    const phase = phaseMs(row.id, row.config);
+    expect(phase).toBe(24_000);
+    const due = nextDue(fx.clock.now(), period, phase);
+    await s.upsert(row);
+    expect(fx.queue.pendingCount()).toBe(0);
+    fx.clock.set(due);
+    const east = await awaitJobs(fx.queue, ['dc:us-east-1']);
+    const west = await awaitJobs(fx.queue, ['dc:eu-west-1']);
+    expect(east).toMatchObject([{ id: `c1:${due}:us-east-1`, dueAt: due, checkType: 'TCP' }]);
+    expect(west).toMatchObject([{ id: `c1:${due}:eu-west-1`, dueAt: due }]);
+    await s.stop();
+    const [stored] = await fx.store.jobs.scheduledChecks();
+    expect(stored.next_due_at).toBe(due + period);
+    expect((await fx.store.jobs.load()).map((j) => j.job_id).sort()).toEqual([`c1:${due}:eu-west-1`, `c1:${due}:us-east-1`]);
+  });
+
+  it('rotates through locations one run at a time unless runParallel', async () => {
+    fx = await queueFixture();
+    const s = scheduler();
+    await s.start();
+    const row = await fx.check('c1', { frequency: 1, frequencyOffset: 1, locations: ['us-east-1', 'eu-west-1'] });
+    const period = periodMs(row.config);
+    const first = nextDue(fx.clock.now(), period, 0);
+    await s.upsert(row);
+    fx.clock.set(first);
+    const one = (await awaitJobs(fx.queue, ['dc:us-east-1', 'dc:eu-west-1'])) as { location: string }[];
+    fx.clock.set(first + period);
+    const two = (await awaitJobs(fx.queue, ['dc:us-east-1', 'dc:eu-west-1'])) as { location: string }[];
+    expect(one).toHaveLength(1);
+    expect(two).toHaveLength(1);
+    expect(new Set([one[0].location, two[0].location])).toEqual(new Set(['us-east-1', 'eu-west-1']));
+  });
+
+  it('after downtime makes the latest missed run if still fresh, and counts the others', async () => {
+    fx = await queueFixture();
+    const row = await fx.check('c1', { frequency: 1, frequencyOffset: 1 });
+    const period = periodMs(row.config);
+    const stored = nextDue(fx.clock.now(), period, 0);
+    await fx.store.jobs.queueRuns([], [['c1', stored]]);
+    fx.clock.set(stored + 3 * period + 1000);
+    const s = scheduler();
+    await s.start();
+    const latest = lastDue(fx.clock.now(), period, 0);
+    expect(await awaitJobs(fx.queue, ['dc:us-east-1'])).toMatchObject([{ id: `c1:${latest}:us-east-1` }]);
+    expect(await counter(fx.metrics, 'outpost_runs_dropped_total', { reason: 'service_down' })).toBe(3);
+  });
+
+  it('makes no run that would be staler than the pick-up window', async () => {
+    fx = await queueFixture();
+    // Every 10 minutes: after downtime the latest due time can lie further back than the window.
+    const row = await fx.check('c1', { frequency: 10, frequencyOffset: 1 });
+    const period = periodMs(row.config);
+    const stored = nextDue(fx.clock.now(), period, 0);
+    await fx.store.jobs.queueRuns([], [['c1', stored]]);
+    fx.clock.set(stored + 2 * period + UNCLAIMED_TTL_MS + 1000);
+    const s = scheduler();
+    await s.start();
+    expect(fx.queue.pendingCount()).toBe(0);
+    expect(await counter(fx.metrics, 'outpost_runs_dropped_total', { reason: 'service_down' })).toBe(3);
+    // The next run comes at its usual time.
+    fx.clock.set(stored + 3 * period);
+    expect(await awaitJobs(fx.queue, ['dc:us-east-1'])).toMatchObject([{ dueAt: stored + 3 * period }]);
+  });
+
+  it('schedules nothing for a deactivated check and withdraws its queued runs', async () => {
+    fx = await queueFixture();
+    const s = scheduler();
+    await s.start();
+    const row = await fx.check('c1', { frequency: 1, frequencyOffset: 1 });
+    await s.upsert(row);
+    fx.clock.set(nextDue(fx.clock.now(), periodMs(row.config), 0));
+    expect(fx.queue.pendingCount()).toBe(1);
+    const off = await fx.store.checks.update('c1', fx.accountId, { ...row.config, activated: false });
+    await s.upsert(off!);
+    expect(fx.queue.pendingCount()).toBe(0);
+    fx.clock.advance(periodMs(row.config));
+    expect(fx.queue.pendingCount()).toBe(0);
+  });
+});
