@@ -9,25 +9,15 @@ import { runScript } from './script-sandbox.js';
 import { timedRequest, transportOf, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
+import type { ApiRequest } from '../domain/check-types/api.js';
 
 interface KeyValue {
   key: string;
   value: string;
 }
 
-interface ApiRequest {
-  method: string;
-  url: string;
-  headers?: KeyValue[];
-  queryParameters?: KeyValue[];
-  body?: string;
-  bodyType?: 'JSON' | 'FORM' | 'RAW' | 'GRAPHQL' | 'NONE';
-  basicAuth?: { username: string; password: string } | null;
-  followRedirects?: boolean;
-  skipSSL?: boolean;
-  ipFamily?: 'IPv4' | 'IPv6';
-  assertions?: Assertion[];
-}
+/** The request as sent: after a setup script, whose method may be any. */
+type Exchange = Omit<ApiRequest, 'method'> & { method: string };
 
 const CONTENT_TYPES: Record<string, string> = {
   JSON: 'application/json',
@@ -48,8 +38,9 @@ interface ScriptRequest {
   body: string;
 }
 
-export const runApi: CheckRunner = async (job, ctx) => {
-  let req = job.check.request as unknown as ApiRequest;
+export const runApi: CheckRunner<ApiRequest> = async (job, ctx) => {
+  // A setup script may set any method; the exchange sends what it is given.
+  let req: Exchange = job.check.request;
   const vars = variableMap(job.variables);
   const environment = Object.fromEntries([...vars].map(([k, v]) => [k, v.value]));
   const scriptTimeout = () => Math.max(100, Math.min(SCRIPT_TIMEOUT_MS, ctx.deadline - Date.now()));
@@ -115,7 +106,7 @@ function scriptFailure(message: string, logs: string[], vars: Map<string, Variab
   };
 }
 
-async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRunner>[1], req: ApiRequest, vars: Map<string, Variable>) {
+async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRunner>[1], req: Exchange, vars: Map<string, Variable>) {
   const url = new URL(fill(req.url, vars));
   for (const q of req.queryParameters ?? []) url.searchParams.append(fill(q.key, vars), fill(q.value, vars));
   const headers: Record<string, string> = { ...syntheticHeaders(job) };

@@ -6,28 +6,20 @@ import dns from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import type * as DnsPacket from 'dns-packet';
-import { evaluateAssertions, describeFailure, type Assertion, type AssertionOutcome, type Actual } from '../domain/assertions.js';
+import { evaluateAssertions, describeFailure, type AssertionOutcome, type Actual } from '../domain/assertions.js';
 import { jsonPath } from '../domain/json-path.js';
 import type { CheckRunner } from './types.js';
+import type { DnsRequest } from '../domain/check-types/dns.js';
 import { untilDeadline } from './deadline.js';
 import { RunTimeoutError } from './errors.js';
 import { udpExchange, type UdpExchange } from './udp-exchange.js';
 
 const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
 
-interface DnsRequest {
-  recordType: string;
-  query: string;
-  nameServer?: string | null;
-  port?: number | null;
-  protocol?: 'UDP' | 'TCP';
-  assertions?: Assertion[];
-}
-
 const TYPE_CODES: Record<string, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, TXT: 16, AAAA: 28, HTTPS: 65 };
 
-export const runDns: CheckRunner = async (job, ctx) => {
-  const req = job.check.request as unknown as DnsRequest;
+export const runDns: CheckRunner<DnsRequest> = async (job, ctx) => {
+  const req = job.check.request;
   const protocol = req.protocol ?? 'UDP';
   const server = req.nameServer || systemNameServer();
   const port = req.port ?? 53;

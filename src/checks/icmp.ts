@@ -10,16 +10,10 @@ import { lookup } from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pingerFor, type Pinger } from './icmp-socket.js';
-import { evaluateAssertions, describeFailure, type Assertion, type Actual } from '../domain/assertions.js';
+import { evaluateAssertions, describeFailure, type Actual } from '../domain/assertions.js';
 import { jsonPath } from '../domain/json-path.js';
 import type { CheckRunner, RunContext } from './types.js';
-
-interface IcmpRequest {
-  hostname: string;
-  ipFamily?: 'IPv4' | 'IPv6' | null;
-  pingCount?: number | null;
-  assertions?: Assertion[];
-}
+import type { IcmpRequest } from '../domain/check-types/icmp.js';
 
 export interface PingSummary {
   address: string | null;
@@ -139,8 +133,8 @@ function explain(stderr: string, code: number | null, host: string): string {
   return line ? line.replace(/^ping: /, '') : `ping exited with code ${code}`;
 }
 
-export const runIcmp: CheckRunner = async (job, ctx) => {
-  const req = job.check.request as unknown as IcmpRequest;
+export const runIcmp: CheckRunner<IcmpRequest> = async (job, ctx) => {
+  const req = job.check.request;
   const count = req.pingCount ?? 10;
   const six = req.ipFamily === 'IPv6';
   const t0 = performance.now();

@@ -1,14 +1,15 @@
 // The registry: check type → runner, one for every type domain/check-types.ts declares as
 // runnable (a declared type without a runner does not compile).
-import type { RunnableCheckType } from '../domain/check-types.js';
-import type { CheckRunner } from './types.js';
+import type { CHECK_TYPES, RequestOf, RunnableCheckType } from '../domain/check-types/index.js';
+import type { CheckRunner, RunContext } from './types.js';
+import type { Job, ProbeOutcome } from '../domain/run.js';
 import { runTcp } from './tcp.js';
 import { runUrl } from './url.js';
 import { runDns } from './dns.js';
 import { runApi } from './api.js';
 import { runIcmp } from './icmp.js';
 
-const registry: Record<RunnableCheckType, CheckRunner> = {
+const registry: { [T in RunnableCheckType]: CheckRunner<RequestOf<(typeof CHECK_TYPES)[T]>> } = {
   TCP: runTcp,
   URL: runUrl,
   DNS: runDns,
@@ -20,7 +21,13 @@ const registry: Record<RunnableCheckType, CheckRunner> = {
   PLAYWRIGHT: async (job, ctx) => (await import('./playwright.js')).runPlaywright(job, ctx),
 };
 
-/** Looked up by the type a job names, which may be one this agent does not know. */
-export const runners: Partial<Record<string, CheckRunner>> = registry;
+/**
+ * Looked up by the type a job names, which may be one this agent does not know. The service
+ * validated the job's request against that type's schema, so each runner gets its own type.
+ */
+export const runners: Partial<Record<string, AnyRunner>> = registry;
+
+// Declared as a method, so a runner of a narrower request is accepted where any job may come.
+type AnyRunner = { run(job: Job, ctx: RunContext): Promise<ProbeOutcome> }['run'];
 
 export type { CheckRunner, RunContext } from './types.js';

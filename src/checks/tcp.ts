@@ -10,16 +10,9 @@ import dns from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
 import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
 import type { CheckRunner } from './types.js';
+import type { TcpRequest } from '../domain/check-types/tcp.js';
 import { untilDeadline } from './deadline.js';
 import { RunTimeoutError } from './errors.js';
-
-interface TcpRequest {
-  hostname: string;
-  port: number;
-  data?: string | null;
-  assertions?: Assertion[];
-  ipFamily?: 'IPv4' | 'IPv6';
-}
 
 const DATA_SOURCES = new Set(['RESPONSE_DATA', 'TEXT_BODY']);
 
@@ -35,8 +28,8 @@ async function resolve(host: string, family: 4 | 6, osResolver: boolean): Promis
 }
 const MAX_READ_BYTES = 1024 * 1024;
 
-export const runTcp: CheckRunner = async (job, ctx) => {
-  const req = job.check.request as unknown as TcpRequest;
+export const runTcp: CheckRunner<TcpRequest> = async (job, ctx) => {
+  const req = job.check.request;
   const assertions = req.assertions ?? [];
   const dataAssertions = assertions.filter((a) => DATA_SOURCES.has(a.source));
   const family = req.ipFamily === 'IPv6' ? 6 : 4;

@@ -33,5 +33,8 @@ export interface BrowserEnv {
   upload?(job: Job, file: string, name: string, contentType: string): Promise<ArtifactLink | { error: string }>;
 }
 
-/** Every check type exports one of these from src/checks/<type>.ts. */
-export type CheckRunner = (job: Job, ctx: RunContext) => Promise<ProbeOutcome>;
+/**
+ * Every check type exports one of these from src/checks/<type>.ts. R is its request as the
+ * type's declaration (src/domain/check-types/<type>.ts) types it.
+ */
+export type CheckRunner<R = Record<string, unknown>> = (job: Job<R>, ctx: RunContext) => Promise<ProbeOutcome>;

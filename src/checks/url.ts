@@ -1,20 +1,13 @@
 // URL check: one GET, judged on its status code.
 
-import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
+import { evaluateAssertions, describeFailure } from '../domain/assertions.js';
 import { timedRequest, transportOf, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
+import type { UrlRequest } from '../domain/check-types/url.js';
 
-interface UrlRequest {
-  url: string;
-  followRedirects?: boolean;
-  skipSSL?: boolean;
-  ipFamily?: 'IPv4' | 'IPv6';
-  assertions?: Assertion[];
-}
-
-export const runUrl: CheckRunner = async (job, ctx) => {
-  const req = job.check.request as unknown as UrlRequest;
+export const runUrl: CheckRunner<UrlRequest> = async (job, ctx) => {
+  const req = job.check.request;
   const headers = syntheticHeaders(job);
   const request = { method: 'GET', url: req.url, data: null, headers, params: {} };
   try {

@@ -4,7 +4,8 @@ export interface Assertion {
   source: string;
   comparison: string;
   property?: string;
-  target?: string | number;
+  /** Compared as text; the API takes numbers and booleans too. */
+  target?: string | number | boolean;
   regex?: string | null;
 }
 

@@ -5,7 +5,7 @@ import type { AssertionOutcome } from './assertions.js';
 /** Version of the agent protocol (docs/agent-protocol.md); an agent of another version stops. */
 export const PROTOCOL_VERSION = 1;
 
-export interface Job {
+export interface Job<R = Record<string, unknown>> {
   /** `${checkId}:${dueAt}:${location}`: one due run in one location, so re-dispatch and delivery are idempotent. */
   id: string;
   checkId: string;
@@ -14,7 +14,7 @@ export interface Job {
   dueAt: number;
   timeoutMs: number;
   /** The check's settings as saved (request, response-time limits, shouldFail). */
-  check: JobCheck;
+  check: JobCheck<R>;
   runtimeId?: string | null;
   /** Set for on-demand runs: the check session the result belongs to. */
   sessionId?: string;
@@ -27,9 +27,10 @@ export interface Job {
   tearDownScript?: string | null;
 }
 
-export interface JobCheck {
+/** R: the check type's request, as its declaration's schema types it. */
+export interface JobCheck<R = Record<string, unknown>> {
   name: string;
-  request: Record<string, unknown>;
+  request: R;
   degradedResponseTime: number | null;
   maxResponseTime: number | null;
   shouldFail: boolean;
@@ -60,7 +61,7 @@ export interface Variable {
   secret?: boolean;
 }
 
-export { UPTIME_CHECK_TYPES } from './check-types.js';
+export { UPTIME_CHECK_TYPES } from './check-types/index.js';
 
 /** What a runner reports: the probe's own findings, before response-time limits and shouldFail apply. */
 export interface ProbeOutcome {

@@ -15,7 +15,7 @@ export interface RuntimeRecord {
   dependencies: Record<string, string>;
 }
 
-export { RUNTIME_CHECK_TYPES } from './check-types.js';
+export { RUNTIME_CHECK_TYPES } from './check-types/index.js';
 
 /** The newest runtime at stage CURRENT: what a check without runtimeId runs under. */
 export function currentRuntime(records: readonly RuntimeRecord[]): RuntimeRecord | undefined {

@@ -9,7 +9,7 @@ import { JobQueue, type QueuedJob } from './jobs.js';
 import { MinHeap } from './deque.js';
 import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
-import { declarationOf } from '../domain/check-types.js';
+import { declarationOf } from '../domain/check-types/index.js';
 import { systemClock, type Clock, type ClockTimer } from './clock.js';
 
 /** Due runs are written at most this often: one transaction for many runs. */

@@ -119,7 +119,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     locations,
     privateLocations,
     checks,
-    ...Object.values(checkTypePlugins),
+    ...checkTypePlugins,
     checkResults,
     checkStatuses,
     variables,

@@ -1,27 +1,17 @@
-// The create and update routes of every check type domain/check-types.ts declares: one plugin
-// each, and a declared type without one does not compile.
+// The create and update routes of every check type src/domain/check-types/ declares: the generic
+// ones, or the type's own where its declaration says so.
 
 import type { FastifyPluginAsync } from 'fastify';
-import type { DeclaredCheckType } from '../../domain/check-types.js';
+import { CHECK_TYPES, DECLARED_CHECK_TYPES, type DeclaredCheckType } from '../../domain/check-types/index.js';
 import type { Deps } from '../deps.js';
-import checksApi from './checks-api.js';
-import checksBrowser from './checks-browser.js';
-import checksDns from './checks-dns.js';
+import { checkTypeRoutes } from './check-type.js';
 import checksHeartbeat from './checks-heartbeat.js';
-import checksIcmp from './checks-icmp.js';
-import checksMultiStep from './checks-multistep.js';
-import checksPlaywright from './checks-playwright.js';
-import checksTcp from './checks-tcp.js';
-import checksUrl from './checks-url.js';
 
-export const checkTypePlugins: Record<DeclaredCheckType, FastifyPluginAsync<Deps>> = {
-  TCP: checksTcp,
-  URL: checksUrl,
-  DNS: checksDns,
-  ICMP: checksIcmp,
-  API: checksApi,
-  HEARTBEAT: checksHeartbeat,
-  BROWSER: checksBrowser,
-  MULTI_STEP: checksMultiStep,
-  PLAYWRIGHT: checksPlaywright,
-};
+const OWN_ROUTES: Partial<Record<DeclaredCheckType, FastifyPluginAsync<Deps>>> = { HEARTBEAT: checksHeartbeat };
+
+export const checkTypePlugins: FastifyPluginAsync<Deps>[] = DECLARED_CHECK_TYPES.map((type) => {
+  if (!CHECK_TYPES[type].customRoutes) return checkTypeRoutes(type);
+  const own = OWN_ROUTES[type];
+  if (!own) throw new Error(`check type ${type} declares routes of its own, and none are registered`);
+  return own;
+});

@@ -2,7 +2,7 @@
 
 import type { FastifyPluginAsync } from 'fastify';
 import { CHECK_TYPES, PAGE_LIMIT_MAX, PAGE_MAX } from '../../domain/limits.js';
-import { declarationOf } from '../../domain/check-types.js';
+import { declarationOf } from '../../domain/check-types/index.js';
 import { toApi } from '../store/checks.js';
 import { idParams } from './check-fields.js';
 import { ApiError, notFound } from '../errors.js';

@@ -27,7 +27,8 @@ export interface CheckConfig {
   frequencyOffset: number | null;
   degradedResponseTime: number | null;
   maxResponseTime: number | null;
-  request: Record<string, unknown>;
+  /** Absent for types without one (browser, multi-step, Playwright checks). */
+  request?: Record<string, unknown>;
   [extra: string]: unknown;
 }
 
@@ -60,7 +61,7 @@ export function jobCheck(row: CheckRow): JobCheck {
   const c = row.config;
   const out: JobCheck = {
     name: c.name,
-    request: c.request,
+    request: c.request ?? {},
     degradedResponseTime: c.degradedResponseTime,
     maxResponseTime: c.maxResponseTime,
     shouldFail: c.shouldFail,
@@ -68,7 +69,7 @@ export function jobCheck(row: CheckRow): JobCheck {
   if (Array.isArray(c.environmentVariables) && c.environmentVariables.length)
     out.environmentVariables = c.environmentVariables as JobCheck['environmentVariables'];
   for (const k of ['setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
-    if (c[k] !== null && c[k] !== undefined && c[k] !== '') (out as unknown as Record<string, unknown>)[k] = c[k];
+    if (c[k] !== null && c[k] !== undefined && c[k] !== '') Object.assign(out, { [k]: c[k] });
   }
   if (RUNTIME_CHECK_TYPES.has(row.check_type)) {
     const code: CheckCode = {};
