@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
 import PQueue from 'p-queue';
-import { runners } from '../checks/index.js';
-import { judge, PROTOCOL_VERSION, UPTIME_CHECK_TYPES, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
+import { BROWSER_TYPES, runners, UPTIME_TYPES } from '../checks/index.js';
+import { DISPATCH_AHEAD_MS, judge, PROTOCOL_VERSION, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
 import { ServiceClient, ProtocolError, type Registration } from './client.js';
 import { Spool } from './spool.js';
 import { EventReporter } from './events.js';
@@ -18,14 +18,26 @@ import { VERSION } from '../version.js';
 import { icmpEngine } from '../checks/icmp-socket.js';
 import { BrowserServers } from '../checks/pw/browser-server.js';
 import { installedRuntimes } from '../runtimes/catalog.js';
-import { RUNTIME_CHECK_TYPES } from '../domain/runtimes.js';
 import type { BrowserEnv } from '../checks/types.js';
 
 const MAX_BATCH = 1000;
-/** Results wait this long for company before they are sent: fewer, larger requests. */
-const RESULT_LINGER_MS = 25;
+/**
+ * When the service has no backlog, leases go out at most this often: each takes the jobs due
+ * within the next second (started at their due time) and carries the results finished since
+ * the last, so a few requests a second serve any steady rate.
+ */
+const LEASE_CADENCE_MS = 150;
+/** Results no lease has taken by then are sent on their own (the lease may be long-polling). */
+const RESULT_LINGER_MS = LEASE_CADENCE_MS;
 /** How long a free slot waits for others before they are leased together. */
 const SLOT_LINGER_MS = 3;
+
+interface Held {
+  job: Job;
+  started: boolean;
+  /** Set while it waits for its due time. */
+  timer: NodeJS.Timeout | null;
+}
 
 type State = 'starting' | 'ready' | 'refused' | 'unreachable' | 'incompatible' | 'stopping';
 
@@ -41,8 +53,12 @@ export class Agent {
   private registration: Registration | null = null;
   private client: ServiceClient;
   private queue: PQueue;
-  /** Leased jobs, queued or running, with the means to abort them. */
-  private held = new Map<string, { job: Job; started: boolean }>();
+  /** Leased jobs: waiting for their due time, queued or running. */
+  private held = new Map<string, Held>();
+  /** The service's clock minus ours, from its last lease answer: due times are on its clock. */
+  private clockOffset = 0;
+  /** The pull loop will lease within the cadence: results wait to go with it. */
+  private leaseSoon = false;
   /** Aborted when the shutdown grace period runs out: every running job stops. */
   private abortRunning = new AbortController();
   private outbox: RunResult[] = [];
@@ -140,6 +156,7 @@ export class Agent {
     let backoff = 500;
     let lastBeat = Date.now();
     let lingerUntil = 0;
+    let lastLease = { at: 0, full: true };
     const batchWorthy = Math.ceil(this.config.concurrency / 4);
     while (this.state !== 'stopping') {
       try {
@@ -172,23 +189,46 @@ export class Agent {
           // All slots busy, the wait is bounded by the heartbeat that keeps leases alive.
           const now = Date.now();
           if (free <= 0) {
+            this.flushSoon();
             await this.waitForSlot(beatIn);
             continue;
           }
           if (!lingerUntil) lingerUntil = now + SLOT_LINGER_MS;
           if (now < lingerUntil) {
+            this.flushSoon();
             await this.waitForSlot(Math.min(beatIn, lingerUntil - now));
             continue;
           }
         }
         lingerUntil = 0;
+        // A lease that got fewer jobs than it asked for emptied the queue: the next waits for
+        // the cadence (jobs come ahead of their due time, so none starts late for it). After a
+        // full one there may be more waiting: lease again as soon as slots are free.
+        const cadenceIn = lastLease.at + LEASE_CADENCE_MS - Date.now();
+        if (!lastLease.full && cadenceIn > 0) {
+          this.leaseSoon = true;
+          await this.pause(cadenceIn);
+          this.leaseSoon = false;
+          continue;
+        }
         const slots = Math.max(0, this.config.concurrency - this.held.size);
         const freeBrowser = this.browser?.carried.size ? Math.max(0, this.config.browserConcurrency - this.browserHeld) : 0;
-        const jobs = await this.client.lease(slots, freeBrowser, waitMs, [...this.held.keys()], this.pollAbort.signal);
+        const results = this.draining ? [] : this.outbox.splice(0, MAX_BATCH);
+        const startedAt = Date.now();
+        let lease: { jobs: Job[]; now: number };
+        try {
+          lease = await this.client.lease(slots, freeBrowser, waitMs, [...this.held.keys()], results, this.pollAbort.signal);
+        } catch (err) {
+          // Not acknowledged: they go out again, on their own or with the next lease.
+          if (results.length) this.requeue(results);
+          throw err;
+        }
         lastBeat = Date.now();
+        lastLease = { at: startedAt, full: slots === 0 || lease.jobs.length >= slots };
+        this.clockOffset = lease.now - lastBeat;
         this.setState('ready');
         backoff = 500;
-        for (const job of jobs) this.accept(job);
+        for (const job of lease.jobs) this.accept(job);
       } catch (err) {
         if (this.stopping()) break;
         if (err instanceof IncompatibleServiceError) {
@@ -211,6 +251,20 @@ export class Agent {
         await new Promise((r) => setTimeout(r, backoff));
       }
     }
+  }
+
+  /** Waits ms, or less when the agent stops. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.pollAbort.signal;
+      const done = () => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   private waitForSlot(ms: number): Promise<void> {
@@ -240,10 +294,20 @@ export class Agent {
   }
 
   private accept(job: Job): void {
-    const entry = { job, started: false };
+    const entry: Held = { job, started: false, timer: null };
     this.held.set(job.id, entry);
-    const browser = RUNTIME_CHECK_TYPES.has(job.checkType);
-    if (browser) this.browserHeld++;
+    if (BROWSER_TYPES.has(job.checkType)) this.browserHeld++;
+    // Handed out ahead of its due time (by the service's clock): start it then, not now. The
+    // wait is capped, so a clock that jumped cannot park a job for long.
+    const startIn = Math.min(job.dueAt - (Date.now() + this.clockOffset), DISPATCH_AHEAD_MS);
+    if (startIn > 1) entry.timer = setTimeout(() => this.enqueue(entry), startIn);
+    else this.enqueue(entry);
+  }
+
+  private enqueue(entry: Held): void {
+    entry.timer = null;
+    const { job } = entry;
+    const browser = BROWSER_TYPES.has(job.checkType);
     this.metrics.queueDepth.set(this.queue.size + 1);
     void this.queue.add(async () => {
       if (!this.held.has(job.id)) return; // handed back at shutdown
@@ -265,7 +329,7 @@ export class Agent {
   private async run(job: Job, stop: AbortSignal): Promise<RunResult> {
     const startedAt = Date.now();
     const runner = runners[job.checkType];
-    const refuse = this.config.profile === 'uptime' && !UPTIME_CHECK_TYPES.has(job.checkType);
+    const refuse = this.config.profile === 'uptime' && !UPTIME_TYPES.has(job.checkType);
     if (!runner || refuse) {
       return this.notRun(
         job,
@@ -339,6 +403,17 @@ export class Agent {
     };
   }
 
+  /** Results a lease took but could not deliver: first in line again. */
+  private requeue(results: RunResult[]): void {
+    this.outbox.unshift(...results);
+    this.flushSoon();
+  }
+
+  /** No lease is about to take the waiting results: they go on their own after the linger. */
+  private flushSoon(): void {
+    if (this.outbox.length && !this.flushing) this.flushing = this.flushLoop();
+  }
+
   private deliver(r: RunResult): void {
     if (this.draining) {
       // Older results wait on disk: newer ones queue behind them to keep the order.
@@ -347,7 +422,8 @@ export class Agent {
       return;
     }
     this.outbox.push(r);
-    if (!this.flushing) this.flushing = this.flushLoop();
+    // A lease due within the cadence takes them along: no request (and no timer) of their own.
+    if (!this.flushing && !this.leaseSoon) this.flushing = this.flushLoop();
   }
 
   private async flushLoop(): Promise<void> {
@@ -412,7 +488,10 @@ export class Agent {
     await this.pulling?.catch(() => {});
     // Jobs leased but not started go back to the service for another agent.
     const unstarted = [...this.held.values()].filter((h) => !h.started);
-    for (const h of unstarted) this.held.delete(h.job.id);
+    for (const h of unstarted) {
+      if (h.timer) clearTimeout(h.timer);
+      this.held.delete(h.job.id);
+    }
     this.queue.clear();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.config.shutdownGraceMs)));

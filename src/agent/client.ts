@@ -41,9 +41,19 @@ export class ServiceClient {
     return this.post('/agent/v1/register', { agentId: this.agentId, ...info });
   }
 
-  async lease(max: number, maxBrowser: number, waitMs: number, running: string[], signal?: AbortSignal): Promise<Job[]> {
-    return (await this.post<{ jobs: Job[] }>('/agent/v1/jobs/lease', { agentId: this.agentId, max, maxBrowser, waitMs, running }, signal))
-      .jobs;
+  /** Leases jobs; results given along are stored by the service first (one request for both). */
+  async lease(
+    max: number,
+    maxBrowser: number,
+    waitMs: number,
+    running: string[],
+    results: RunResult[],
+    signal?: AbortSignal,
+  ): Promise<{ jobs: Job[]; now: number }> {
+    const body = { agentId: this.agentId, max, maxBrowser, waitMs, running, ...(results.length ? { results } : {}) };
+    const t0 = Date.now();
+    const res = await this.post<{ jobs: Job[]; now?: number }>('/agent/v1/jobs/lease', body, signal);
+    return { jobs: res.jobs, now: res.now ?? t0 };
   }
 
   /** Streams a file up; 413 (too large) comes back as an error value, not a throw. */

@@ -1,5 +1,5 @@
-// The registry: check type → runner, one for every type domain/check-types.ts declares as
-// runnable (a declared type without a runner does not compile).
+// The registry: check type → runner, one for every type src/domain/check-types/ declares as
+// runnable (a declared type without a runner, or a runner of another request, does not compile).
 import type { CHECK_TYPES, RequestOf, RunnableCheckType } from '../domain/check-types/index.js';
 import type { CheckRunner, RunContext } from './types.js';
 import type { Job, ProbeOutcome } from '../domain/run.js';
@@ -11,15 +11,37 @@ import { runIcmp } from './icmp.js';
 
 const registry: { [T in RunnableCheckType]: CheckRunner<RequestOf<(typeof CHECK_TYPES)[T]>> } = {
   TCP: runTcp,
+  // Loaded on first use: an idle agent, or one that runs only some types, does not hold the
+  // others' code (the HTTP runners' alone is several MB).
   URL: runUrl,
   DNS: runDns,
   API: runApi,
   ICMP: runIcmp,
-  // Loaded on first use: uptime agents and agents without browser jobs never pay for them.
   BROWSER: async (job, ctx) => (await import('./browser.js')).runBrowser(job, ctx),
   MULTI_STEP: async (job, ctx) => (await import('./multistep.js')).runMultiStep(job, ctx),
   PLAYWRIGHT: async (job, ctx) => (await import('./playwright.js')).runPlaywright(job, ctx),
 };
+
+/**
+ * Each runnable type's lane as its declaration states it (the compiler holds the two equal).
+ * The agent reads lanes here rather than from the declarations, so it never loads their
+ * schemas (TypeBox alone is ~15 MB of memory).
+ */
+const lanes: { [T in RunnableCheckType]: (typeof CHECK_TYPES)[T]['lane'] } = {
+  TCP: 'uptime',
+  URL: 'uptime',
+  DNS: 'uptime',
+  ICMP: 'uptime',
+  API: 'full',
+  BROWSER: 'runtime',
+  MULTI_STEP: 'runtime',
+  PLAYWRIGHT: 'runtime',
+};
+const typesIn = (lane: string): ReadonlySet<string> => new Set(Object.entries(lanes).flatMap(([t, l]) => (l === lane ? [t] : [])));
+/** Types the uptime profile runs. */
+export const UPTIME_TYPES = typesIn('uptime');
+/** Types that run under a runtime and hold a browser slot. */
+export const BROWSER_TYPES = typesIn('runtime');
 
 /**
  * Looked up by the type a job names, which may be one this agent does not know. The service

@@ -15,8 +15,6 @@ export interface RuntimeRecord {
   dependencies: Record<string, string>;
 }
 
-export { RUNTIME_CHECK_TYPES } from './check-types/index.js';
-
 /** The newest runtime at stage CURRENT: what a check without runtimeId runs under. */
 export function currentRuntime(records: readonly RuntimeRecord[]): RuntimeRecord | undefined {
   return [...records].filter((r) => r.stage === 'CURRENT').sort((a, b) => b.name.localeCompare(a.name))[0];

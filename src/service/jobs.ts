@@ -11,9 +11,13 @@ import { jobFor } from './store/checks.js';
 import type { JobRecord } from './store/jobs.js';
 import { systemClock, type Clock } from './clock.js';
 
-const INGEST_COALESCE_MS = 25;
 const INGEST_MAX_BATCH = 2000;
-const LEASE_WRITE_COALESCE_MS = 100;
+/**
+ * Leases are written at most this often: they matter only after a restart (a job whose lease
+ * was not written yet is handed out again, its second result dropped by job id), and every
+ * timer that fires costs a wakeup.
+ */
+const LEASE_WRITE_COALESCE_MS = 1000;
 const SWEEP_EVERY_MS = 1000;
 
 export interface JobQueueOptions {
@@ -281,22 +285,22 @@ export class JobQueue {
     return [...seen];
   }
 
-  // Results of many requests are stored together: the embedded database pays milliseconds per
-  // statement whatever its size, so one statement per burst instead of one per request.
+  // Results of the requests handled in one turn of the event loop are stored together, in one
+  // statement (PostgreSQL) or one commit (SQLite), without waiting on a timer.
   private inbox: { r: RunResult; q: QueuedJob }[] = [];
   private inboxWaiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  private inboxTimer: NodeJS.Timeout | null = null;
+  private inboxTimer: NodeJS.Immediate | null = null;
 
   private ingest(batch: { r: RunResult; q: QueuedJob }[]): Promise<void> {
     this.inbox.push(...batch);
     const done = new Promise<void>((resolve, reject) => this.inboxWaiters.push({ resolve, reject }));
     if (this.inbox.length >= INGEST_MAX_BATCH) void this.flushInbox();
-    else if (!this.inboxTimer) this.inboxTimer = setTimeout(() => void this.flushInbox(), INGEST_COALESCE_MS);
+    else if (!this.inboxTimer) this.inboxTimer = setImmediate(() => void this.flushInbox());
     return done;
   }
 
   private async flushInbox(): Promise<void> {
-    if (this.inboxTimer) clearTimeout(this.inboxTimer);
+    if (this.inboxTimer) clearImmediate(this.inboxTimer);
     this.inboxTimer = null;
     const fresh = this.inbox.splice(0);
     const waiters = this.inboxWaiters.splice(0);

@@ -1,7 +1,8 @@
 // What a job gets at the moment it is handed out: the account's variables and the scripts of
 // its snippets, as they are then (not as they were when the run came due).
 
-import { UPTIME_CHECK_TYPES, type Job } from '../domain/run.js';
+import type { Job } from '../domain/run.js';
+import { UPTIME_CHECK_TYPES } from '../domain/check-types/index.js';
 import type { VariablesCache } from './variables-cache.js';
 import type { SnippetsCache } from './snippets-cache.js';
 

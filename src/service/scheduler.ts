@@ -11,9 +11,13 @@ import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
 import { declarationOf } from '../domain/check-types/index.js';
 import { systemClock, type Clock, type ClockTimer } from './clock.js';
+import { DISPATCH_AHEAD_MS } from '../domain/run.js';
 
-/** Due runs are written at most this often: one transaction for many runs. */
-const WRITE_COALESCE_MS = 100;
+/**
+ * The scheduler wakes at most this often, handing out every run due within DISPATCH_AHEAD_MS
+ * (less than that ahead, then, but never late): a wakeup costs the same for one run or many.
+ */
+const TICK_MS = 200;
 
 /** Suffix of the queues holding jobs that need the full agent profile. */
 export const FULL_LANE = '#full';
@@ -41,7 +45,7 @@ export class Scheduler {
   private stopped = false;
   private unwritten: QueuedJob[] = [];
   private unwrittenDue = new Map<string, number>();
-  private writeTimer: NodeJS.Timeout | null = null;
+  private writeTimer: NodeJS.Immediate | null = null;
 
   constructor(
     private store: Pick<Repositories, 'jobs' | 'privateLocations'>,
@@ -84,7 +88,7 @@ export class Scheduler {
     this.stopped = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     await this.firing;
-    if (this.writeTimer) clearTimeout(this.writeTimer);
+    if (this.writeTimer) clearImmediate(this.writeTimer);
     await this.write();
   }
 
@@ -133,8 +137,11 @@ export class Scheduler {
 
   private arm(): void {
     if (this.stopped) return;
-    const at = this.heap.peekKey();
-    if (at === undefined || at >= this.timerAt) return;
+    const due = this.heap.peekKey();
+    if (due === undefined) return;
+    // Runs go to agents a little ahead of their due time; the agent starts them on it.
+    const at = Math.ceil((due - DISPATCH_AHEAD_MS) / TICK_MS) * TICK_MS;
+    if (at >= this.timerAt) return;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timerAt = at;
     this.timer = this.clock.setTimeout(
@@ -154,7 +161,7 @@ export class Scheduler {
   private async fire(): Promise<void> {
     const now = this.clock.now();
     const due: { s: Scheduled; at: number }[] = [];
-    for (let k = this.heap.peekKey(); k !== undefined && k <= now; k = this.heap.peekKey()) {
+    for (let k = this.heap.peekKey(); k !== undefined && k <= now + DISPATCH_AHEAD_MS; k = this.heap.peekKey()) {
       const { k: at, v: s } = this.heap.pop()!;
       // Entries of updated or removed checks stay in the heap until they surface: skip them.
       if (this.byId.get(s.row.id) !== s || s.nextDue !== at) continue;
@@ -194,7 +201,7 @@ export class Scheduler {
     for (const { s } of due) if (this.byId.get(s.row.id) === s) this.heap.push(s.nextDue, s);
     this.unwritten.push(...queued);
     for (const { s } of due) this.unwrittenDue.set(s.row.id, s.nextDue);
-    if (!this.writeTimer) this.writeTimer = setTimeout(() => this.write(), WRITE_COALESCE_MS);
+    if (!this.writeTimer) this.writeTimer = setImmediate(() => void this.write());
   }
 
   /** Makes the runs dispatched since the last write durable, in one transaction. */

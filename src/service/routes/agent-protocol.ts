@@ -37,6 +37,27 @@ const registerBody = {
     concurrency: { type: 'integer', minimum: 1 },
   },
 };
+/** Results of runs: delivered on their own, or with the next lease. */
+const results = {
+  type: 'array',
+  maxItems: 10_000,
+  items: {
+    type: 'object',
+    required: ['jobId', 'startedAt', 'stoppedAt', 'responseTime', 'hasFailures', 'hasErrors'],
+    properties: {
+      jobId: { type: 'string' },
+      startedAt: { type: 'number' },
+      stoppedAt: { type: 'number' },
+      responseTime: { type: 'number', minimum: 0 },
+      hasFailures: { type: 'boolean' },
+      hasErrors: { type: 'boolean' },
+      isDegraded: { type: 'boolean', default: false },
+      overMaxResponseTime: { type: 'boolean', default: false },
+      error: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
+      detail: { type: 'object', default: {} },
+    },
+  },
+};
 const leaseBody = {
   type: 'object',
   required: ['agentId', 'max'],
@@ -47,34 +68,13 @@ const leaseBody = {
     maxBrowser: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
     waitMs: { type: 'integer', minimum: 0, maximum: 120_000, default: 0 },
     running: { type: 'array', items: { type: 'string' }, default: [] },
+    results,
   },
 };
 const resultsBody = {
   type: 'object',
   required: ['agentId', 'results'],
-  properties: {
-    agentId,
-    results: {
-      type: 'array',
-      maxItems: 10_000,
-      items: {
-        type: 'object',
-        required: ['jobId', 'startedAt', 'stoppedAt', 'responseTime', 'hasFailures', 'hasErrors'],
-        properties: {
-          jobId: { type: 'string' },
-          startedAt: { type: 'number' },
-          stoppedAt: { type: 'number' },
-          responseTime: { type: 'number', minimum: 0 },
-          hasFailures: { type: 'boolean' },
-          hasErrors: { type: 'boolean' },
-          isDegraded: { type: 'boolean', default: false },
-          overMaxResponseTime: { type: 'boolean', default: false },
-          error: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
-          detail: { type: 'object', default: {} },
-        },
-      },
-    },
-  },
+  properties: { agentId, results },
 };
 const eventsBody = {
   type: 'object',
@@ -164,15 +164,17 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     },
   );
 
-  app.post<{ Body: { agentId: string; max: number; maxBrowser: number; waitMs: number; running: string[] } }>(
+  app.post<{ Body: { agentId: string; max: number; maxBrowser: number; waitMs: number; running: string[]; results?: RunResult[] } }>(
     '/agent/v1/jobs/lease',
-    opts(leaseBody),
+    opts(leaseBody, { bodyLimit: RESULTS_BODY_LIMIT }),
     async (req, reply) => {
       const c = caller(req);
       const b = req.body;
       if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
       deps.jobs.extend(b.agentId, b.running);
       const l = lanes(c, b.agentId);
+      // Results that came with the lease are stored before it waits for jobs.
+      const accepted = b.results?.length ? await deps.jobs.complete(b.results, l.all) : undefined;
       const maxBrowser = Math.min(b.max, b.maxBrowser);
       // Without a free browser slot the runtime lanes are not read at all (nor waited on).
       const queueKeys = maxBrowser > 0 ? l.all : l.all.filter((k) => !l.browser.has(k));
@@ -184,7 +186,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (jobs === 'revoked') throw new ApiError(401, 'Invalid or revoked private-location key');
       deps.agents.touch(b.agentId);
       // API checks from a private location go out through its proxy, when it has one.
-      return { jobs: c.proxyUrl ? jobs.map((j) => (j.checkType === 'API' ? { ...j, proxyUrl: c.proxyUrl } : j)) : jobs };
+      const out = c.proxyUrl ? jobs.map((j) => (j.checkType === 'API' ? { ...j, proxyUrl: c.proxyUrl } : j)) : jobs;
+      // `now` lets the agent start jobs handed out ahead at their due time by the service's clock.
+      return accepted ? { jobs: out, accepted, now: Date.now() } : { jobs: out, now: Date.now() };
     },
   );
 

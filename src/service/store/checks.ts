@@ -1,6 +1,6 @@
 import { creationOrder, type Sql } from './db.js';
 import type { Job, JobCheck, CheckCode } from '../../domain/run.js';
-import { RUNTIME_CHECK_TYPES } from '../../domain/runtimes.js';
+import { RUNTIME_CHECK_TYPES } from '../../domain/check-types/index.js';
 import { DEFAULT_RUNTIME_ID, RUNTIME_CHECK_TIMEOUT_MS } from '../../domain/limits.js';
 
 /** The check as the API knows it, minus id, type and timestamps (those are columns). */
