@@ -42,7 +42,7 @@ export interface CheckTypeDeclaration<R extends TObject | null = TObject | null>
   fields?: Record<string, object>;
   fieldDefaults?: Record<string, unknown>;
   /** Top-level fields required on create besides name (and request, where there is one). */
-  required?: string[];
+  required?: readonly string[];
   /** Rules of this type beyond its schema. */
   validate?(config: Record<string, unknown>, refs: CheckRefs): Violation | null;
   /** Its routes are its own (heartbeats: ping endpoints), not the generic create and update. */

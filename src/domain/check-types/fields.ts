@@ -1,6 +1,8 @@
 // JSON schemas of fields several check types share beyond the common ones: their own
 // variables, and the script, files and artifacts of browser, multi-step and Playwright checks.
 
+import { BROWSER_FREQUENCIES, URL_RESPONSE_TIME_MAX } from '../limits.js';
+
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
 const environmentVariable = {
@@ -50,3 +52,15 @@ export const scriptCheckProperties = {
   artifacts: artifactsSchema,
 };
 export const scriptCheckDefaults = { scriptPath: null, dependencies: null, environmentVariables: [], artifacts: DEFAULT_ARTIFACTS };
+
+/** What browser and multi-step checks declare alike: a script run under a runtime. */
+export const scriptCheckType = {
+  lane: 'runtime',
+  takesScript: true,
+  frequencies: BROWSER_FREQUENCIES,
+  responseTimeMax: URL_RESPONSE_TIME_MAX,
+  degradedDefault: null,
+  maxDefault: null,
+  request: null,
+  required: ['script'],
+} as const;

@@ -8,20 +8,23 @@ export interface Delivered {
   job: Job;
 }
 
-const STATUS_UPSERT_SQLITE = `
-  INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded, longest_run, shortest_run,
-    last_run_location, last_check_run_id, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-  ON CONFLICT (check_id) DO UPDATE SET
-    longest_run = max(coalesce(s.longest_run, EXCLUDED.longest_run), EXCLUDED.longest_run),
-    shortest_run = min(coalesce(s.shortest_run, EXCLUDED.shortest_run), EXCLUDED.shortest_run),
-    has_failures = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_failures ELSE s.has_failures END,
-    has_errors = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_errors ELSE s.has_errors END,
-    is_degraded = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.is_degraded ELSE s.is_degraded END,
-    last_run_location = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_run_location ELSE s.last_run_location END,
-    last_check_run_id = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_check_run_id ELSE s.last_check_run_id END,
+const STATUS_INSERT = `INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded,
+  longest_run, shortest_run, last_run_location, last_check_run_id, updated_at)`;
+
+/** How a stored status takes in a newer one: the latest result wins, longest and shortest run fold. */
+function statusMerge(greatest: string, least: string): string {
+  const latest = (col: string) => `${col} = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.${col} ELSE s.${col} END`;
+  return `ON CONFLICT (check_id) DO UPDATE SET
+    longest_run = ${greatest}(s.longest_run, EXCLUDED.longest_run),
+    shortest_run = ${least}(s.shortest_run, EXCLUDED.shortest_run),
+    ${['has_failures', 'has_errors', 'is_degraded', 'last_run_location', 'last_check_run_id'].map(latest).join(',\n    ')},
     name = EXCLUDED.name,
-    updated_at = max(s.updated_at, EXCLUDED.updated_at)`;
+    updated_at = ${greatest}(s.updated_at, EXCLUDED.updated_at)`;
+}
+
+// SQLite's two-argument max() and min() are PostgreSQL's GREATEST and LEAST.
+const STATUS_UPSERT_SQLITE = `${STATUS_INSERT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ${statusMerge('max', 'min')}`;
+const STATUS_MERGE_PG = statusMerge('GREATEST', 'LEAST');
 
 const RESULT_INSERT_SQLITE = `
   INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
@@ -112,20 +115,10 @@ export class ResultRepository {
        ), finished AS (
          DELETE FROM jobs WHERE id = ANY($19::text[]) RETURNING 1
        )
-       INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded, longest_run, shortest_run,
-         last_run_location, last_check_run_id, updated_at)
+       ${STATUS_INSERT}
        SELECT * FROM unnest($20::text[], $21::text[], $22::text[], $23::bool[], $24::bool[], $25::bool[], $26::float8[], $27::float8[],
          $28::text[], $29::text[], $30::timestamptz[])
-       ON CONFLICT (check_id) DO UPDATE SET
-         longest_run = GREATEST(s.longest_run, EXCLUDED.longest_run),
-         shortest_run = LEAST(s.shortest_run, EXCLUDED.shortest_run),
-         has_failures = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_failures ELSE s.has_failures END,
-         has_errors = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.has_errors ELSE s.has_errors END,
-         is_degraded = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.is_degraded ELSE s.is_degraded END,
-         last_run_location = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_run_location ELSE s.last_run_location END,
-         last_check_run_id = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.last_check_run_id ELSE s.last_check_run_id END,
-         name = EXCLUDED.name,
-         updated_at = GREATEST(s.updated_at, EXCLUDED.updated_at)`,
+       ${STATUS_MERGE_PG}`,
       [...columns(batch.map(resultRow), 18), writtenJobIds, ...columns(st.map(statusRow), 11)],
     );
   }
