@@ -49,7 +49,9 @@ async function benchOutpost(target: number) {
   out.storage = pg ? 'postgres' : 'embedded';
   const stack = await startStack({ concurrency: CONCURRENCY, env: pg ? { DATABASE_URL: `${pg.url}/postgres` } : {} });
   try {
-    await sleep(3000);
+    // Idle means settled: start-up garbage collected and freed memory returned (RSS falls for
+    // the first ~15 s after start).
+    await sleep(20_000);
     const agentPid = stack.agent.child.pid!;
     const svcPid = stack.svc.child.pid!;
     out.agentIdleRssMb = rssMb(agentPid);

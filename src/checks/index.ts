@@ -4,19 +4,15 @@ import type { CHECK_TYPES, RequestOf, RunnableCheckType } from '../domain/check-
 import type { CheckRunner, RunContext } from './types.js';
 import type { Job, ProbeOutcome } from '../domain/run.js';
 import { runTcp } from './tcp.js';
-import { runUrl } from './url.js';
-import { runDns } from './dns.js';
-import { runApi } from './api.js';
-import { runIcmp } from './icmp.js';
 
 const registry: { [T in RunnableCheckType]: CheckRunner<RequestOf<(typeof CHECK_TYPES)[T]>> } = {
   TCP: runTcp,
   // Loaded on first use: an idle agent, or one that runs only some types, does not hold the
   // others' code (the HTTP runners' alone is several MB).
-  URL: runUrl,
-  DNS: runDns,
-  API: runApi,
-  ICMP: runIcmp,
+  URL: async (job, ctx) => (await import('./url.js')).runUrl(job, ctx),
+  DNS: async (job, ctx) => (await import('./dns.js')).runDns(job, ctx),
+  API: async (job, ctx) => (await import('./api.js')).runApi(job, ctx),
+  ICMP: async (job, ctx) => (await import('./icmp.js')).runIcmp(job, ctx),
   BROWSER: async (job, ctx) => (await import('./browser.js')).runBrowser(job, ctx),
   MULTI_STEP: async (job, ctx) => (await import('./multistep.js')).runMultiStep(job, ctx),
   PLAYWRIGHT: async (job, ctx) => (await import('./playwright.js')).runPlaywright(job, ctx),
