@@ -6,7 +6,6 @@ import { checkRuleViolation, defaultOffset } from '../../domain/check-rules.js';
 import { ApiError } from '../errors.js';
 import type { PrivateLocationRepository } from '../store/private-locations.js';
 import type { CheckConfig } from '../store/checks.js';
-export { environmentVariablesSchema } from '../../domain/check-types/fields.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
