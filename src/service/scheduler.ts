@@ -209,7 +209,8 @@ export class Scheduler {
   /** Makes the runs dispatched since the last write durable, in one transaction. */
   private write(): Promise<void> {
     this.writeTimer = null;
-    // Runs whose result is already in need no row at all: most fast checks finish before this.
+    // A run whose result is already in needs no row (one due at once, e.g. after downtime, can
+    // finish before this write; runs handed out ahead cannot).
     const queued = this.unwritten.splice(0).filter((q) => !q.done);
     const due = [...this.unwrittenDue];
     this.unwrittenDue.clear();
