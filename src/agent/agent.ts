@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
 import PQueue from 'p-queue';
 import { BROWSER_TYPES, runners, UPTIME_TYPES } from '../checks/index.js';
-import { DISPATCH_AHEAD_MS, judge, PROTOCOL_VERSION, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
+import { judge, PROTOCOL_VERSION, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
 import { ServiceClient, ProtocolError, type Registration } from './client.js';
 import { Spool } from './spool.js';
 import { EventReporter } from './events.js';
@@ -22,9 +22,10 @@ import type { BrowserEnv } from '../checks/types.js';
 
 const MAX_BATCH = 1000;
 /**
- * When the service has no backlog, leases go out at most this often: each takes the jobs due
- * within the next second (started at their due time) and carries the results finished since
- * the last, so a few requests a second serve any steady rate.
+ * When the service has no backlog, leases go out at most this often, or as soon as the jobs
+ * the last one brought are done: each carries the results finished since the last and waits
+ * for the service's next scheduler tick, so a few requests a second serve any steady rate and
+ * the agent wakes about twice a tick (jobs arrive, jobs done) however many jobs that tick holds.
  */
 const LEASE_CADENCE_MS = 150;
 /** Results no lease has taken by then are sent on their own (the lease may be long-polling). */
@@ -35,8 +36,6 @@ const SLOT_LINGER_MS = 3;
 interface Held {
   job: Job;
   started: boolean;
-  /** Set while it waits for its due time. */
-  timer: NodeJS.Timeout | null;
 }
 
 type State = 'starting' | 'ready' | 'refused' | 'unreachable' | 'incompatible' | 'stopping';
@@ -55,8 +54,6 @@ export class Agent {
   private queue: PQueue;
   /** Leased jobs: waiting for their due time, queued or running. */
   private held = new Map<string, Held>();
-  /** The service's clock minus ours, from its last lease answer: due times are on its clock. */
-  private clockOffset = 0;
   /** The pull loop will lease within the cadence: results wait to go with it. */
   private leaseSoon = false;
   /** Aborted when the shutdown grace period runs out: every running job stops. */
@@ -67,6 +64,8 @@ export class Agent {
   private draining: Promise<void> | null = null;
   private pollAbort = new AbortController();
   private slotFreed: (() => void) | null = null;
+  /** Ends the cadence wait early: the jobs it waits to report on are all done. */
+  private allDone: (() => void) | null = null;
   private health: http.Server | null = null;
   private pulling: Promise<void> | null = null;
   private events: EventReporter;
@@ -156,7 +155,7 @@ export class Agent {
     let backoff = 500;
     let lastBeat = Date.now();
     let lingerUntil = 0;
-    let lastLease = { at: 0, full: true };
+    let lastLease = { next: 0, full: true, waited: false };
     const batchWorthy = Math.ceil(this.config.concurrency / 4);
     while (this.state !== 'stopping') {
       try {
@@ -202,13 +201,14 @@ export class Agent {
         }
         lingerUntil = 0;
         // A lease that got fewer jobs than it asked for emptied the queue: the next waits for
-        // the cadence (jobs come ahead of their due time, so none starts late for it). After a
-        // full one there may be more waiting: lease again as soon as slots are free.
-        const cadenceIn = lastLease.at + LEASE_CADENCE_MS - Date.now();
-        if (!lastLease.full && cadenceIn > 0) {
+        // the cadence, or less once the jobs it brought are done (their results go with it).
+        // After a full one there may be more waiting: lease again as soon as slots are free.
+        const cadenceIn = lastLease.next - Date.now();
+        if (!lastLease.full && !lastLease.waited && cadenceIn > 0) {
           this.leaseSoon = true;
-          await this.pause(cadenceIn);
+          await this.pause(cadenceIn, this.held.size > 0);
           this.leaseSoon = false;
+          lastLease.waited = true;
           continue;
         }
         const slots = Math.max(0, this.config.concurrency - this.held.size);
@@ -224,8 +224,12 @@ export class Agent {
           throw err;
         }
         lastBeat = Date.now();
-        lastLease = { at: startedAt, full: slots === 0 || lease.jobs.length >= slots };
-        this.clockOffset = lease.now - lastBeat;
+        lastLease = {
+          // Jobs it brought are given the cadence to finish, so their results go with the next.
+          next: (lease.jobs.length ? lastBeat : startedAt) + LEASE_CADENCE_MS,
+          full: slots === 0 || lease.jobs.length >= slots,
+          waited: false,
+        };
         this.setState('ready');
         backoff = 500;
         for (const job of lease.jobs) this.accept(job);
@@ -253,17 +257,19 @@ export class Agent {
     }
   }
 
-  /** Waits ms, or less when the agent stops. */
-  private pause(ms: number): Promise<void> {
+  /** Waits ms, or less when the agent stops (or, untilAllDone, when no job is held any more). */
+  private pause(ms: number, untilAllDone = false): Promise<void> {
     return new Promise((resolve) => {
       const signal = this.pollAbort.signal;
       const done = () => {
         clearTimeout(t);
         signal.removeEventListener('abort', done);
+        this.allDone = null;
         resolve();
       };
       const t = setTimeout(done, ms);
       signal.addEventListener('abort', done, { once: true });
+      if (untilAllDone) this.allDone = done;
     });
   }
 
@@ -294,18 +300,13 @@ export class Agent {
   }
 
   private accept(job: Job): void {
-    const entry: Held = { job, started: false, timer: null };
+    const entry: Held = { job, started: false };
     this.held.set(job.id, entry);
     if (BROWSER_TYPES.has(job.checkType)) this.browserHeld++;
-    // Handed out ahead of its due time (by the service's clock): start it then, not now. The
-    // wait is capped, so a clock that jumped cannot park a job for long.
-    const startIn = Math.min(job.dueAt - (Date.now() + this.clockOffset), DISPATCH_AHEAD_MS);
-    if (startIn > 1) entry.timer = setTimeout(() => this.enqueue(entry), startIn);
-    else this.enqueue(entry);
+    this.enqueue(entry);
   }
 
   private enqueue(entry: Held): void {
-    entry.timer = null;
     const { job } = entry;
     const browser = BROWSER_TYPES.has(job.checkType);
     this.metrics.queueDepth.set(this.queue.size + 1);
@@ -322,6 +323,7 @@ export class Agent {
         this.held.delete(job.id);
         if (browser) this.browserHeld--;
         this.slotFreed?.();
+        if (this.held.size === 0) this.allDone?.();
       }
     });
   }
@@ -488,10 +490,7 @@ export class Agent {
     await this.pulling?.catch(() => {});
     // Jobs leased but not started go back to the service for another agent.
     const unstarted = [...this.held.values()].filter((h) => !h.started);
-    for (const h of unstarted) {
-      if (h.timer) clearTimeout(h.timer);
-      this.held.delete(h.job.id);
-    }
+    for (const h of unstarted) this.held.delete(h.job.id);
     this.queue.clear();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.config.shutdownGraceMs)));

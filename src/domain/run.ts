@@ -4,12 +4,6 @@ import type { AssertionOutcome } from './assertions.js';
 
 /** Version of the agent protocol (docs/agent-protocol.md); an agent of another version stops. */
 export const PROTOCOL_VERSION = 1;
-/**
- * How long before its due time a scheduled job may be handed to an agent, which starts it at
- * its due time: agents then lease on a cadence, many jobs a request, and runs still start on
- * time.
- */
-export const DISPATCH_AHEAD_MS = 1000;
 
 export interface Job<R = Record<string, unknown>> {
   /** `${checkId}:${dueAt}:${location}`: one due run in one location, so re-dispatch and delivery are idempotent. */

@@ -10,12 +10,12 @@ import { Deque } from './deque.js';
 import { jobFor } from './store/checks.js';
 import type { JobRecord } from './store/jobs.js';
 import { systemClock, type Clock } from './clock.js';
+import { SERVICE_TICK_MS, Ticker } from './ticker.js';
 
 const INGEST_MAX_BATCH = 2000;
 /**
  * Leases are written at most this often: they matter only after a restart (a job whose lease
- * was not written yet is handed out again, its second result dropped by job id), and every
- * timer that fires costs a wakeup.
+ * was not written yet is handed out again, its second result dropped by job id).
  */
 const LEASE_WRITE_COALESCE_MS = 1000;
 const SWEEP_EVERY_MS = 1000;
@@ -63,7 +63,8 @@ export class JobQueue {
   private pending = new Map<string, Deque<QueuedJob>>();
   private byId = new Map<string, QueuedJob>();
   private waiters = new Map<string, Set<Waiter>>();
-  private sweeper: NodeJS.Timeout | null = null;
+  /** The grid the queue's periodic work and the scheduler's share. */
+  readonly ticker: Ticker;
 
   private readonly leaseMs: number;
   private readonly unclaimedTtlMs: number;
@@ -80,6 +81,7 @@ export class JobQueue {
     this.unclaimedTtlMs = opts.unclaimedTtlMs;
     this.prepare = opts.prepare ?? ((job) => job);
     this.clock = opts.clock ?? systemClock;
+    this.ticker = new Ticker(this.clock, SERVICE_TICK_MS);
   }
 
   async load(): Promise<void> {
@@ -99,14 +101,13 @@ export class JobQueue {
       this.byId.set(q.job.id, q);
       if (!q.leasedBy) this.queue(q.queueKey).push(q);
     }
-    this.sweeper = setInterval(() => void this.sweep().catch((err) => this.log.error({ err }, 'job sweep failed')), SWEEP_EVERY_MS);
-    this.sweeper.unref();
+    this.sweepSoon();
     this.metrics.pendingJobs.set(this.pendingCount());
     if (rows.length) this.log.info({ jobs: rows.length }, 'jobs restored from the database');
   }
 
   async stop(): Promise<void> {
-    if (this.sweeper) clearInterval(this.sweeper);
+    this.ticker.stop();
     await this.flushLeases();
     await this.flushInbox().catch(() => {});
     for (const set of this.waiters.values()) for (const w of set) w.resolve([]);
@@ -135,7 +136,6 @@ export class JobQueue {
    */
   private writes: Promise<unknown> = Promise.resolve();
   private pendingLeases = new Map<string, { agentId: string | null; until: number }>();
-  private leaseFlush: NodeJS.Timeout | null = null;
 
   /** Orders a write after the ones before it; the returned promise settles with it. */
   after<T>(write: () => Promise<T>): Promise<T> {
@@ -159,6 +159,7 @@ export class JobQueue {
     }
     for (const key of new Set(jobs.map((q) => q.queueKey))) this.wake(key);
     this.metrics.pendingJobs.set(this.pendingCount());
+    this.sweepSoon();
   }
 
   /** Withdraws queued runs by id (a cancelled session); running ones finish and are ignored. */
@@ -187,6 +188,7 @@ export class JobQueue {
     }
     for (const key of touched) this.wake(key);
     this.metrics.pendingJobs.set(this.pendingCount());
+    this.sweepSoon();
   }
 
   /** Hands up to `max` jobs to an agent, waiting up to waitMs for some to arrive. */
@@ -414,12 +416,11 @@ export class JobQueue {
   // between, a job is handed out again after restart and its second result is dropped by job id.
   private persistLease(ids: string[], agentId: string | null, until: number): void {
     for (const id of ids) this.pendingLeases.set(id, { agentId, until });
-    if (!this.leaseFlush) this.leaseFlush = setTimeout(() => void this.flushLeases(), LEASE_WRITE_COALESCE_MS);
+    this.ticker.at('leases', this.clock.now() + LEASE_WRITE_COALESCE_MS, () => void this.flushLeases());
   }
 
   private flushLeases(): Promise<void> {
-    if (this.leaseFlush) clearTimeout(this.leaseFlush);
-    this.leaseFlush = null;
+    this.ticker.cancel('leases');
     const all = [...this.pendingLeases];
     this.pendingLeases.clear();
     return this.after(() => {
@@ -430,7 +431,20 @@ export class JobQueue {
     }).catch((err) => this.log.error({ err }, 'could not record job leases'));
   }
 
-  /** Re-dispatches jobs whose lease expired and drops runs nobody took in time; runs every second. */
+  /** While there are jobs, sweeps about every second. */
+  private sweepSoon(): void {
+    if (!this.byId.size) return;
+    this.ticker.at(
+      'sweep',
+      this.clock.now() + SWEEP_EVERY_MS,
+      () =>
+        void this.sweep()
+          .catch((err) => this.log.error({ err }, 'job sweep failed'))
+          .finally(() => this.sweepSoon()),
+    );
+  }
+
+  /** Re-dispatches jobs whose lease expired and drops runs nobody took in time. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
     const expired: QueuedJob[] = [];

@@ -10,16 +10,7 @@ import { MinHeap } from './deque.js';
 import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
 import { declarationOf } from '../domain/check-types/index.js';
-import { systemClock, type Clock, type ClockTimer } from './clock.js';
-import { DISPATCH_AHEAD_MS } from '../domain/run.js';
-
-/**
- * The scheduler wakes at most this often, handing out every run due within DISPATCH_AHEAD_MS
- * (at least DISPATCH_AHEAD_MS − TICK_MS ahead, then, well over the agents' lease cadence, so
- * never late): a wakeup costs the same for one run or many. 200 → 500 ms took the service from
- * 1.9 to 1.4 CPU-ms per check at 10 checks/s.
- */
-const TICK_MS = 500;
+import { systemClock, type Clock } from './clock.js';
 
 /** Suffix of the queues holding jobs that need the full agent profile. */
 export const FULL_LANE = '#full';
@@ -41,13 +32,10 @@ interface Scheduled {
 export class Scheduler {
   private heap = new MinHeap<Scheduled>();
   private byId = new Map<string, Scheduled>();
-  private timer: ClockTimer | null = null;
-  private timerAt = Infinity;
   private firing: Promise<void> | null = null;
   private stopped = false;
   private unwritten: QueuedJob[] = [];
   private unwrittenDue = new Map<string, number>();
-  private writeTimer: NodeJS.Immediate | null = null;
 
   constructor(
     private store: Pick<Repositories, 'jobs' | 'privateLocations'>,
@@ -88,9 +76,9 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.jobs.ticker.cancel('schedule');
+    this.jobs.ticker.cancel('schedule-write');
     await this.firing;
-    if (this.writeTimer) clearImmediate(this.writeTimer);
     await this.write();
   }
 
@@ -141,29 +129,19 @@ export class Scheduler {
     if (this.stopped) return;
     const due = this.heap.peekKey();
     if (due === undefined) return;
-    // Runs go to agents a little ahead of their due time; the agent starts them on it.
-    const at = Math.ceil((due - DISPATCH_AHEAD_MS) / TICK_MS) * TICK_MS;
-    if (at >= this.timerAt) return;
-    if (this.timer) this.clock.clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = this.clock.setTimeout(
-      () => {
-        this.timer = null;
-        this.timerAt = Infinity;
-        if (!this.firing)
-          this.firing = this.fire().finally(() => {
-            this.firing = null;
-            this.arm();
-          });
-      },
-      Math.max(0, at - this.clock.now()),
-    );
+    this.jobs.ticker.at('schedule', due, (tick) => {
+      if (!this.firing)
+        this.firing = this.fire(tick).finally(() => {
+          this.firing = null;
+          this.arm();
+        });
+    });
   }
 
-  private async fire(): Promise<void> {
-    const now = this.clock.now();
+  private async fire(tick: number): Promise<void> {
+    const now = Math.max(tick, this.clock.now());
     const due: { s: Scheduled; at: number }[] = [];
-    for (let k = this.heap.peekKey(); k !== undefined && k <= now + DISPATCH_AHEAD_MS; k = this.heap.peekKey()) {
+    for (let k = this.heap.peekKey(); k !== undefined && k <= now; k = this.heap.peekKey()) {
       const { k: at, v: s } = this.heap.pop()!;
       // Entries of updated or removed checks stay in the heap until they surface: skip them.
       if (this.byId.get(s.row.id) !== s || s.nextDue !== at) continue;
@@ -194,23 +172,22 @@ export class Scheduler {
       s.nextDue = nextDue(Math.max(at, now), s.period, s.phase);
     }
 
-    // Agents get the runs now; the write that makes them durable follows (see JobQueue.after).
-    // Should the service die before it commits, next_due_at still names these runs, so the
-    // restarted scheduler makes the latest of them again: late, not lost, and not doubled, as a
-    // result of the first attempt is then refused by job id.
+    // Agents get the runs now; the write that makes them durable follows at the next tick, when
+    // most of them are done and need no row (see JobQueue.after). Should the service die before
+    // it commits, next_due_at still names these runs, so the restarted scheduler makes the
+    // latest of them again: late, not lost, and not doubled, as a result of the first attempt
+    // is then refused by job id.
     this.jobs.add(queued);
     this.metrics.runsScheduled.inc(queued.length);
     for (const { s } of due) if (this.byId.get(s.row.id) === s) this.heap.push(s.nextDue, s);
     this.unwritten.push(...queued);
     for (const { s } of due) this.unwrittenDue.set(s.row.id, s.nextDue);
-    if (!this.writeTimer) this.writeTimer = setImmediate(() => void this.write());
+    this.jobs.ticker.at('schedule-write', now + 1, () => void this.write());
   }
 
   /** Makes the runs dispatched since the last write durable, in one transaction. */
   private write(): Promise<void> {
-    this.writeTimer = null;
-    // A run whose result is already in needs no row (one due at once, e.g. after downtime, can
-    // finish before this write; runs handed out ahead cannot).
+    // A run whose result is already in needs no row.
     const queued = this.unwritten.splice(0).filter((q) => !q.done);
     const due = [...this.unwrittenDue];
     this.unwrittenDue.clear();

@@ -3,7 +3,8 @@
 // Real embedded store and job queue, a clock the test sets.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { counter, queueFixture, UNCLAIMED_TTL_MS, type QueueFixture } from '../helpers/queue-fixture.js';
+import { counter, queueFixture, resultOf, UNCLAIMED_TTL_MS, type QueueFixture } from '../helpers/queue-fixture.js';
+import type { Job } from '../../src/domain/run.js';
 import { Scheduler } from '../../src/service/scheduler.js';
 import { lastDue, nextDue, periodMs, phaseMs } from '../../src/domain/schedule.js';
 import type { JobQueue } from '../../src/service/jobs.js';
@@ -58,9 +59,11 @@ describe('scheduler', () => {
     const first = nextDue(fx.clock.now(), period, 0);
     await s.upsert(row);
     fx.clock.set(first);
-    const one = (await awaitJobs(fx.queue, ['dc:us-east-1', 'dc:eu-west-1'])) as { location: string }[];
+    const one = (await awaitJobs(fx.queue, ['dc:us-east-1', 'dc:eu-west-1'])) as Job[];
+    // Reported, as an agent would: an unreported run's lease expires and it is dispatched again.
+    await fx.queue.complete([resultOf(one[0], first)], ['dc:us-east-1', 'dc:eu-west-1']);
     fx.clock.set(first + period);
-    const two = (await awaitJobs(fx.queue, ['dc:us-east-1', 'dc:eu-west-1'])) as { location: string }[];
+    const two = (await awaitJobs(fx.queue, ['dc:us-east-1', 'dc:eu-west-1'])) as Job[];
     expect(one).toHaveLength(1);
     expect(two).toHaveLength(1);
     expect(new Set([one[0].location, two[0].location])).toEqual(new Set(['us-east-1', 'eu-west-1']));
