@@ -26,6 +26,13 @@ export interface Registration {
   location: { privateLocationId?: string; slugName?: string; dataCenters?: string[] };
 }
 
+/**
+ * How long any protocol request may take in all. One native timer per request: undici's own
+ * header and body timeouts tick every half second while a request is open, and a lease is
+ * open (long-polling) nearly all the time, so they would wake an idle agent twice a second.
+ */
+const REQUEST_DEADLINE_MS = 180_000;
+
 export class ServiceClient {
   private dispatcher: Dispatcher;
 
@@ -34,7 +41,7 @@ export class ServiceClient {
     private key: string,
     private agentId: string,
   ) {
-    this.dispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 60_000, headersTimeout: 180_000, bodyTimeout: 180_000, connections: 8 });
+    this.dispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0, connections: 8 });
   }
 
   register(info: { version: string; profile: string; runtimes: string[]; concurrency: number }): Promise<Registration> {
@@ -67,6 +74,9 @@ export class ServiceClient {
       path: url.pathname + url.search,
       method: 'POST',
       headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      // Uploads are rare and may be long: a stall, not the total, is what ends one.
+      headersTimeout: REQUEST_DEADLINE_MS,
+      bodyTimeout: REQUEST_DEADLINE_MS,
       // pipeline(), so the file is closed however the request ends.
       body: pipeline(
         fs.createReadStream(file),
@@ -103,14 +113,30 @@ export class ServiceClient {
 
   private async post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
     const url = new URL(this.baseUrl + path);
-    const res = await requestOn(this.dispatcher, {
-      origin: url.origin,
-      path: url.pathname,
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal,
-    });
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new ProtocolError(0, `no answer from the service within ${REQUEST_DEADLINE_MS / 1000} s`)),
+      REQUEST_DEADLINE_MS,
+    );
+    const cancel = () => deadline.abort(signal!.reason);
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const res = await requestOn(this.dispatcher, {
+        origin: url.origin,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: signal?.aborted ? signal : deadline.signal,
+      });
+      return await this.answer<T>(res);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  private async answer<T>(res: Dispatcher.ResponseData): Promise<T> {
     const text = await res.body.text();
     if (res.statusCode >= 300) {
       let message = text.slice(0, 300);
