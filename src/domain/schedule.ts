@@ -63,10 +63,9 @@ export function phaseMs(checkId: string, s: Schedule): number {
     const slot = s.frequency <= 60 ? SLOT_MS_UP_TO_HOUR : SLOT_MS_ABOVE_HOUR;
     return ((s.frequencyOffset - 1) * slot) % period;
   }
-  // Spread by id over the period's whole seconds: many checks of one frequency do not all come
-  // due at once, and each due time falls on the scheduler's one-second tick (no run waits for
-  // the next one).
-  return (hash32(checkId) % (period / 1000)) * 1000;
+  // Millisecond spread: many checks of one frequency then come due as a steady stream rather
+  // than all at once on a second boundary, where they would queue behind the agents' slots.
+  return hash32(checkId) % period;
 }
 
 /** The first due time strictly after `after`. */

@@ -21,12 +21,16 @@ export function serviceMetrics() {
     resultsStored: new client.Counter({ name: 'outpost_results_stored_total', help: 'Check results stored', registers: [registry] }),
     dispatchLatency: new client.Histogram({
       name: 'outpost_dispatch_latency_seconds',
-      help: 'From a run being due to the agent starting it',
+      help: 'How late the agent started a run after its due time (0 when on time or early)',
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
       registers: [registry],
     }),
     // Exact recent quantiles for the benchmark and for operators; the histogram is for aggregation.
-    dispatchLatencyRecent: lastMinute(registry, 'outpost_dispatch_latency_recent_seconds', 'From a run being due to the agent starting it'),
+    dispatchLatencyRecent: lastMinute(
+      registry,
+      'outpost_dispatch_latency_recent_seconds',
+      'How late the agent started a run after its due time',
+    ),
     resultLatencyRecent: lastMinute(
       registry,
       'outpost_result_latency_recent_seconds',

@@ -11,6 +11,7 @@ import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
 import { declarationOf } from '../domain/check-types/index.js';
 import { systemClock, type Clock } from './clock.js';
+import { SERVICE_TICK_MS } from './ticker.js';
 
 /** Suffix of the queues holding jobs that need the full agent profile. */
 export const FULL_LANE = '#full';
@@ -129,7 +130,9 @@ export class Scheduler {
     if (this.stopped) return;
     const due = this.heap.peekKey();
     if (due === undefined) return;
-    this.jobs.ticker.at('schedule', due, (tick) => {
+    // Runs go out at the tick before they are due and agents start them as they arrive: up to
+    // a tick early, never late for want of a tick, and one wakeup for all of a tick's runs.
+    this.jobs.ticker.at('schedule', due - SERVICE_TICK_MS, (tick) => {
       if (!this.firing)
         this.firing = this.fire(tick).finally(() => {
           this.firing = null;
@@ -140,8 +143,9 @@ export class Scheduler {
 
   private async fire(tick: number): Promise<void> {
     const now = Math.max(tick, this.clock.now());
+    const until = now + SERVICE_TICK_MS;
     const due: { s: Scheduled; at: number }[] = [];
-    for (let k = this.heap.peekKey(); k !== undefined && k <= now; k = this.heap.peekKey()) {
+    for (let k = this.heap.peekKey(); k !== undefined && k <= until; k = this.heap.peekKey()) {
       const { k: at, v: s } = this.heap.pop()!;
       // Entries of updated or removed checks stay in the heap until they surface: skip them.
       if (this.byId.get(s.row.id) !== s || s.nextDue !== at) continue;

@@ -6,10 +6,10 @@
 import type { Clock, ClockTimer } from './clock.js';
 
 /**
- * The service's grid. Due times fall on whole seconds (see phaseMs), so the scheduler hands out
- * each run on time, and agents long-polling for runs wake once a tick however many it brings.
- * Wider ticks cost the service less per run at low rates (a wakeup costs the same for one run or
- * many): at 10 TCP checks/s, 500 ms → 1 s took it from ~1.0 to ~0.7 CPU-ms per result.
+ * The service's grid. At each tick the scheduler hands out the runs due before the next one,
+ * and agents long-polling for runs wake once a tick however many it brings. Wider ticks cost
+ * less per run at low rates (a wakeup costs the same for one run or many): at 10 TCP checks/s,
+ * 500 ms → 1 s took the service from ~1.0 to ~0.7 CPU-ms per result.
  */
 export const SERVICE_TICK_MS = 1000;
 

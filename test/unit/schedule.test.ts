@@ -43,12 +43,11 @@ describe('due times', () => {
   it('offset k places runs k-1 hours into longer periods', () => {
     expect(phaseMs('x', { frequency: 1440, frequencyOffset: 3 })).toBe(2 * 3_600_000);
   });
-  it('without an offset, checks spread by id over whole seconds and stay put across calls', () => {
+  it('without an offset, checks spread by id but stay put across calls', () => {
     const s = { frequency: 1, frequencyOffset: null };
     expect(phaseMs('check-a', s)).toBe(phaseMs('check-a', s));
-    const phases = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((id) => phaseMs(id, s));
-    expect(new Set(phases).size).toBeGreaterThan(4);
-    for (const p of phases) expect(p % 1000).toBe(0);
+    const phases = new Set(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((id) => phaseMs(id, s)));
+    expect(phases.size).toBeGreaterThan(4);
   });
   it('nextDue is strictly after, lastDue at or before', () => {
     expect(nextDue(100, 10, 0)).toBe(110);

@@ -50,6 +50,19 @@ describe('scheduler', () => {
     expect((await fx.store.jobs.load()).map((j) => j.job_id).sort()).toEqual([`c1:${due}:eu-west-1`, `c1:${due}:us-east-1`]);
   });
 
+  it('hands a run out at the tick before it is due, so an agent can start it on time', async () => {
+    fx = await queueFixture();
+    const s = scheduler();
+    await s.start();
+    const row = await fx.check('c1', { frequency: 1, frequencyOffset: 5 });
+    const due = nextDue(fx.clock.now(), periodMs(row.config), phaseMs(row.id, row.config));
+    await s.upsert(row);
+    fx.clock.set(due - 1001);
+    expect(fx.queue.pendingCount()).toBe(0);
+    fx.clock.set(due - 1000);
+    expect(await awaitJobs(fx.queue, ['dc:us-east-1'])).toMatchObject([{ dueAt: due }]);
+  });
+
   it('rotates through locations one run at a time unless runParallel', async () => {
     fx = await queueFixture();
     const s = scheduler();
