@@ -7,8 +7,9 @@ import type http from 'node:http';
 import PQueue from 'p-queue';
 import { BROWSER_TYPES, runners, UPTIME_TYPES } from '../checks/index.js';
 import { judge, PROTOCOL_VERSION, type Job, type ProbeOutcome, type RunResult } from '../domain/run.js';
+import { capResult } from '../domain/result-cap.js';
 import { ServiceClient, ProtocolError, type Registration } from './client.js';
-import { Spool } from './spool.js';
+import { REFUSED_FILE, Spool } from './spool.js';
 import { EventReporter } from './events.js';
 import { agentMetrics } from './metrics.js';
 import { startHealthServer } from './health.js';
@@ -45,6 +46,11 @@ export class IncompatibleServiceError extends Error {
   readonly code = 'OUTPOST_INCOMPATIBLE_SERVICE';
 }
 
+/** The service will never take what it answered this for: retrying the same results cannot help. */
+function refusesResults(status: number): boolean {
+  return status === 400 || status === 413 || status === 422;
+}
+
 export class Agent {
   readonly id = randomUUID();
   readonly metrics = agentMetrics();
@@ -59,6 +65,10 @@ export class Agent {
   /** Aborted when the shutdown grace period runs out: every running job stops. */
   private abortRunning = new AbortController();
   private outbox: RunResult[] = [];
+  /** Results of a lease the service refused, being delivered apart to find the one at fault. */
+  private apart: Promise<void> = Promise.resolve();
+  /** Results the service refused: counted, the last one described on /health. */
+  private refused = { count: 0, last: null as null | { jobId: string; status: number; message: string; at: string } };
   private flushing: Promise<void> | null = null;
   private spool: Spool;
   private draining: Promise<void> | null = null;
@@ -148,6 +158,9 @@ export class Agent {
       browserJobs: this.browserHeld,
       browserConcurrency: this.browser ? this.config.browserConcurrency : 0,
       spooled: !this.spool.empty,
+      // Delivery trouble an operator must see: results the service refused are not retried.
+      refusedResults: this.refused.count,
+      lastRefusedResult: this.refused.last,
     };
   }
 
@@ -219,6 +232,11 @@ export class Agent {
         try {
           lease = await this.client.lease(slots, freeBrowser, waitMs, [...this.held.keys()], results, this.pollAbort.signal);
         } catch (err) {
+          if (results.length && err instanceof ProtocolError && refusesResults(err.status)) {
+            // Something it carried is refused: sort that out apart; leasing goes on without them.
+            this.sendApart(results);
+            continue;
+          }
           // Not acknowledged: they go out again, on their own or with the next lease.
           if (results.length) this.requeue(results);
           throw err;
@@ -368,7 +386,7 @@ export class Agent {
     this.metrics.duration.observe({ check_type: job.checkType }, (stoppedAt - startedAt) / 1000);
     // Written out, not spread: V8 (Node 20) builds `{ ...a, b, c }` on a slow path, about a
     // microsecond per added property, and this runs for every job.
-    return {
+    return capResult({
       jobId: job.id,
       checkId: job.checkId,
       location: job.location,
@@ -382,7 +400,7 @@ export class Agent {
       overMaxResponseTime: v.overMaxResponseTime,
       error: v.error,
       detail: probe.detail,
-    };
+    });
   }
 
   /** The result of a job the agent could not run at all. */
@@ -428,18 +446,58 @@ export class Agent {
     if (!this.flushing && !this.leaseSoon) this.flushing = this.flushLoop();
   }
 
+  /**
+   * Delivers results. A batch the service refuses as such (400, 413) holds at least one result
+   * it will never take: halves are sent until the refused ones are found and set aside, so the
+   * rest is delivered and nothing queues behind them for ever. Other failures are thrown.
+   */
+  private async send(batch: RunResult[]): Promise<void> {
+    try {
+      await this.client.deliver(batch);
+    } catch (err) {
+      if (!(err instanceof ProtocolError) || !refusesResults(err.status)) throw err;
+      if (batch.length === 1) return this.setAside(batch[0], err);
+      const half = batch.length >> 1;
+      await this.send(batch.slice(0, half));
+      await this.send(batch.slice(half));
+    }
+  }
+
+  /** Results a lease carried and the service refused: delivered on their own, in order. */
+  private sendApart(results: RunResult[]): void {
+    this.apart = this.apart.then(() => this.send(results)).catch((err) => this.keepOnDisk(results, err));
+  }
+
+  /** The service is away: results wait in the spool, delivered from there in order. */
+  private keepOnDisk(results: RunResult[], err: unknown): void {
+    this.metrics.deliveryFailures.inc();
+    this.log.warn({ count: results.length, err: (err as Error).message }, 'could not deliver results; keeping them on disk');
+    this.spool.append(results);
+    this.metrics.spooled.inc(results.length);
+    this.drain();
+  }
+
+  private setAside(r: RunResult, err: ProtocolError): void {
+    this.metrics.refused.inc();
+    const kept = this.spool.setAside(r, `${err.status} ${err.message}`);
+    this.refused = {
+      count: this.refused.count + 1,
+      last: { jobId: r.jobId, status: err.status, message: err.message.slice(0, 500), at: new Date().toISOString() },
+    };
+    this.log.error(
+      { jobId: r.jobId, checkId: r.checkId, status: err.status, reason: err.message.slice(0, 500), keptIn: kept ? REFUSED_FILE : null },
+      'the service refused a result; it is set aside and not sent again',
+    );
+  }
+
   private async flushLoop(): Promise<void> {
     await new Promise((r) => setTimeout(r, RESULT_LINGER_MS));
     while (this.outbox.length) {
       const batch = this.outbox.splice(0, MAX_BATCH);
       try {
-        await this.client.deliver(batch);
+        await this.send(batch);
       } catch (err) {
-        this.metrics.deliveryFailures.inc();
-        this.log.warn({ count: batch.length, err: (err as Error).message }, 'could not deliver results; keeping them on disk');
-        this.spool.append(batch.concat(this.outbox.splice(0)));
-        this.metrics.spooled.inc(batch.length);
-        this.drain();
+        this.keepOnDisk(batch.concat(this.outbox.splice(0)), err);
       }
     }
     this.flushing = null;
@@ -449,14 +507,18 @@ export class Agent {
     if (this.draining) return;
     this.draining = (async () => {
       let backoff = 500;
+      let delivered = 0;
       for (;;) {
         this.spool.rotate();
         const segs = this.spool.segments();
         if (segs.length === 0) break;
         try {
           for (const seg of segs) {
-            const results = this.spool.read(seg);
-            for (let i = 0; i < results.length; i += MAX_BATCH) await this.client.deliver(results.slice(i, i + MAX_BATCH));
+            const { results, unreadable } = this.spool.read(seg);
+            if (unreadable)
+              this.log.warn({ segment: seg, lines: unreadable }, 'spooled lines that cannot be read were dropped (cut short by a crash?)');
+            for (let i = 0; i < results.length; i += MAX_BATCH) await this.send(results.slice(i, i + MAX_BATCH));
+            delivered += results.length;
             this.spool.remove(seg);
           }
           backoff = 500;
@@ -466,7 +528,7 @@ export class Agent {
           backoff = Math.min(backoff * 2, 10_000);
         }
       }
-      this.log.info('spooled results delivered');
+      if (delivered) this.log.info({ results: delivered }, 'spooled results delivered');
     })().finally(() => {
       this.draining = null;
       // A result spooled while the last segment was being sent must not wait for the next outage.
@@ -501,6 +563,7 @@ export class Agent {
     }
     clearTimeout(timer);
     await this.flushing;
+    await this.apart;
     await this.draining?.catch(() => {});
     if (this.outbox.length) this.spool.append(this.outbox.splice(0));
     await this.client.deregister(unstarted.map((h) => h.job.id)).catch(() => {});

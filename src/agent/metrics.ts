@@ -26,6 +26,11 @@ export function agentMetrics() {
       help: 'Result deliveries the service did not take (the results were spooled to disk)',
       registers: [registry],
     }),
+    refused: new client.Counter({
+      name: 'outpost_agent_results_refused_total',
+      help: 'Results the service refused (4xx): set aside in the spool directory, never sent again',
+      registers: [registry],
+    }),
     spooled: new client.Counter({
       name: 'outpost_agent_results_spooled_total',
       help: 'Results written to the disk spool',

@@ -8,6 +8,9 @@ import path from 'node:path';
 import type { RunResult } from '../domain/run.js';
 
 const SEGMENT_MAX_BYTES = 4 * 1024 * 1024;
+/** Results the service refused are kept for the operator up to this size, then only counted. */
+const REFUSED_MAX_BYTES = 16 * 1024 * 1024;
+export const REFUSED_FILE = 'refused.jsonl';
 
 export class Spool {
   private current = 0;
@@ -54,18 +57,31 @@ export class Spool {
     this.currentBytes = 0;
   }
 
-  read(seg: number): RunResult[] {
+  /** The results of a segment, and how many lines could not be read (a crash mid-write cuts one short). */
+  read(seg: number): { results: RunResult[]; unreadable: number } {
     const text = fs.readFileSync(this.file(seg), 'utf8');
-    const out: RunResult[] = [];
+    const results: RunResult[] = [];
+    let unreadable = 0;
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
-        out.push(JSON.parse(line));
+        results.push(JSON.parse(line));
       } catch {
-        // A line cut short by a crash mid-write: the run's lease expires and it runs again.
+        // Its run's lease expires and it runs again.
+        unreadable++;
       }
     }
-    return out;
+    return { results, unreadable };
+  }
+
+  /** Keeps a result the service refused, with why, where an operator can look at it. */
+  setAside(result: RunResult, why: string): boolean {
+    const file = path.join(this.dir, REFUSED_FILE);
+    const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
+    const line = `${JSON.stringify({ refusedAt: new Date().toISOString(), why, result })}\n`;
+    if (size + line.length > REFUSED_MAX_BYTES) return false;
+    fs.appendFileSync(file, line, { mode: 0o600 });
+    return true;
   }
 
   remove(seg: number): void {

@@ -71,7 +71,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
       status === 500
         ? 'Internal Server Error'
         : status === 413
-          ? `Request body is larger than ${deps.config.bodyLimitBytes} bytes`
+          ? `Request body is larger than ${req.routeOptions.bodyLimit ?? deps.config.bodyLimitBytes} bytes, the most this route takes`
           : err.message;
     return reply.code(status).send(errorBody(status, message, err.code ? { code: err.code } : {}));
   });

@@ -1,5 +1,8 @@
 // A real agent process against a real service process, running TCP checks against local servers.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it, expect, afterEach } from 'vitest';
 import { startService, startAgent, createPrivateLocation, eventually, type Service, type AgentProc } from '../helpers/procs.js';
 import { tcpServer, closedPort, type TcpTarget } from '../helpers/servers.js';
@@ -176,6 +179,33 @@ describe('agent and service, end to end', () => {
     const mine = (await results(svc, checkId)).filter((x) => started.jobId === `${checkId}:${x.checkRunId}:${x.runLocation}`);
     expect(mine).toHaveLength(1);
     expect(mine[0].hasFailures).toBe(false);
+  });
+
+  it('sets aside a result the service refuses, and the next results still arrive', async () => {
+    const svc = await startService();
+    cleanup.push(() => svc.proc.kill('SIGKILL'));
+    const pl = await createPrivateLocation(svc);
+    // A spooled result the service will never take (valid JSON, invalid result), first in line.
+    const spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-spool-'));
+    const poison = { jobId: 'c:1:x', checkId: 'c', location: 'x', dueAt: 1, startedAt: 1, stoppedAt: 2, responseTime: -5 };
+    fs.writeFileSync(
+      path.join(spoolDir, 'results-00000001.jsonl'),
+      `${JSON.stringify({ ...poison, hasFailures: false, hasErrors: false })}\n`,
+    );
+    const agent = await startAgent(svc, pl.key, { OUTPOST_SPOOL_DIR: spoolDir });
+    cleanup.push(() => agent.proc.kill('SIGKILL'));
+    const refused = await agent.proc.waitLog((l) => l.msg === 'the service refused a result; it is set aside and not sent again');
+    expect(refused).toMatchObject({ jobId: 'c:1:x', status: 400 });
+    const echo = await target({ reply: () => 'OK' });
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: echo.port, data: 'HI' });
+    expect((await firstResult(svc, checkId)).hasFailures).toBe(false);
+    const metrics = await (await fetch(`${agent.healthUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^outpost_agent_results_refused_total 1$/m);
+    const health = await (await fetch(`${agent.healthUrl}/health`)).json();
+    expect(health).toMatchObject({ refusedResults: 1, lastRefusedResult: { jobId: 'c:1:x', status: 400 } });
+    const kept = fs.readFileSync(path.join(spoolDir, 'refused.jsonl'), 'utf8');
+    expect(JSON.parse(kept)).toMatchObject({ result: { jobId: 'c:1:x' } });
+    expect(fs.readdirSync(spoolDir).filter((f) => f.startsWith('results-'))).toEqual([]);
   });
 
   it('drops runs no agent picks up in time, and counts them', async () => {

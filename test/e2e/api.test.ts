@@ -45,17 +45,17 @@ describe('authentication', () => {
   it('answers unknown routes with 404 in the error body', async () => {
     expectError(await svc.api('GET', '/v1/nothing-here'), 404);
   });
-  it('refuses an agent request with a bad key from its headers, before reading its body', async () => {
-    // 60 MB announced, 1 KB sent: the 401 can only arrive if the service did not wait for the rest.
-    const url = new URL(`${svc.baseUrl}/agent/v1/results`);
-    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+  /** POSTs a body announced as `announced` bytes but sends only its first kilobyte. */
+  function announce(path: string, key: string, announced: number) {
+    const url = new URL(`${svc.baseUrl}${path}`);
+    return new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = http.request(
         {
           host: url.hostname,
           port: url.port,
           path: url.pathname,
           method: 'POST',
-          headers: { authorization: 'Bearer pl_not_a_key', 'content-type': 'application/json', 'content-length': String(60 * 1024 * 1024) },
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(announced) },
         },
         (res) => {
           let text = '';
@@ -69,7 +69,14 @@ describe('authentication', () => {
       req.on('error', reject);
       req.write(`{"agentId":"a","results":[${' '.repeat(1024)}`);
     });
-    expectError(answer, 401, /Invalid or revoked private-location key/);
+  }
+  it('refuses an agent request with a bad key from its headers, before reading its body', async () => {
+    // 60 MB announced, 1 KB sent: the 401 can only arrive if the service did not wait for the rest.
+    expectError(await announce('/agent/v1/results', 'pl_not_a_key', 60 * 1024 * 1024), 401, /Invalid or revoked private-location key/);
+  });
+  it('names the limit of the route in a 413', async () => {
+    const { body: pl } = await svc.api('POST', '/v1/private-locations', { name: 'limits', slugName: 'limits-413' });
+    expectError(await announce('/agent/v1/results', pl.keys[0].rawKey, 70 * 1024 * 1024), 413, /larger than 67108864 bytes/);
   });
 });
 
@@ -213,7 +220,11 @@ describe('TCP checks', () => {
   it('refuses a bad autoAssignAlerts, malformed JSON and oversized bodies', async () => {
     expectError(await svc.api('POST', '/v1/checks/tcp?autoAssignAlerts=maybe', tcp()), 400, /autoAssignAlerts must be boolean/);
     expectError(await svc.api('POST', '/v1/checks/tcp', '{"name":'), 400);
-    expectError(await svc.api('POST', '/v1/checks/tcp', tcp({ description: 'x'.repeat(2 * 1024 * 1024) })), 413);
+    expectError(
+      await svc.api('POST', '/v1/checks/tcp', tcp({ description: 'x'.repeat(2 * 1024 * 1024) })),
+      413,
+      /larger than 1048576 bytes/,
+    );
   });
 
   it('updates partially, merging the request, and re-validates', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Spool } from '../../src/agent/spool.js';
+import { REFUSED_FILE, Spool } from '../../src/agent/spool.js';
 import type { RunResult } from '../../src/domain/run.js';
 
 const dirs: string[] = [];
@@ -41,7 +41,7 @@ describe('agent spool', () => {
     const again = new Spool(dir);
     const segs = again.segments();
     expect(segs).toHaveLength(2);
-    expect(segs.flatMap((s) => again.read(s)).map((r) => r.dueAt)).toEqual([1, 2, 3]);
+    expect(segs.flatMap((s) => again.read(s).results).map((r) => r.dueAt)).toEqual([1, 2, 3]);
     again.append([result(4)]);
     expect(again.segments()).toHaveLength(3);
     for (const s of again.segments()) again.remove(s);
@@ -57,7 +57,7 @@ describe('agent spool', () => {
     expect(fs.statSync(path.join(dir, 'spool', file)).mode & 0o777).toBe(0o600);
   });
 
-  it('skips a line cut short by a crash and reads the rest', () => {
+  it('skips a line cut short by a crash, counts it, and reads the rest', () => {
     const dir = tempDir();
     const spool = new Spool(dir);
     spool.append([result(1)]);
@@ -65,6 +65,18 @@ describe('agent spool', () => {
     const file = path.join(dir, fs.readdirSync(dir)[0]);
     fs.appendFileSync(file, '{"jobId":"c:2:he');
     fs.appendFileSync(file, `\n${JSON.stringify(result(3))}\n`);
-    expect(spool.read(seg).map((r) => r.dueAt)).toEqual([1, 3]);
+    const { results, unreadable } = spool.read(seg);
+    expect(results.map((r) => r.dueAt)).toEqual([1, 3]);
+    expect(unreadable).toBe(1);
+  });
+
+  it('sets refused results aside with the reason, outside the segments it delivers from', () => {
+    const dir = tempDir();
+    const spool = new Spool(dir);
+    expect(spool.setAside(result(7), '400 responseTime must be >= 0')).toBe(true);
+    expect(spool.segments()).toEqual([]);
+    const [line] = fs.readFileSync(path.join(dir, REFUSED_FILE), 'utf8').trim().split('\n');
+    expect(JSON.parse(line)).toMatchObject({ why: '400 responseTime must be >= 0', result: { dueAt: 7 } });
+    expect(fs.statSync(path.join(dir, REFUSED_FILE)).mode & 0o777).toBe(0o600);
   });
 });
