@@ -208,6 +208,24 @@ describe('agent and service, end to end', () => {
     expect(fs.readdirSync(spoolDir).filter((f) => f.startsWith('results-'))).toEqual([]);
   });
 
+  it("binds an agent id to the key that registered it: another location's key cannot act as it", async () => {
+    const { svc, pl, agent } = await setup();
+    await eventually(async () => (await readiness(agent)) === 200);
+    const { agentId } = await (await fetch(`${agent.healthUrl}/health`)).json();
+    const other = await createPrivateLocation(svc);
+    const post = (p: string, body: unknown) =>
+      fetch(svc.baseUrl + p, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post('/agent/v1/jobs/lease', { agentId, max: 1, maxBrowser: 0, waitMs: 0, running: [] })).status).toBe(409);
+    expect((await post('/agent/v1/deregister', { agentId, release: [] })).status).toBe(200);
+    // Only the other key's own (unknown) agent of that id left: the real one is still counted.
+    expect((await svc.api('GET', `/v1/private-locations/${pl.id}`)).body.agentCount).toBe(1);
+    expect(agent.proc.logs.filter((l) => l.msg === 'registered with the service')).toHaveLength(1);
+  });
+
   it('drops runs no agent picks up in time, and counts them', async () => {
     const svc = await startService({ OUTPOST_UNCLAIMED_RUN_TTL_SECONDS: '1' });
     cleanup.push(() => svc.proc.kill('SIGKILL'));

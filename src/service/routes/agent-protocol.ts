@@ -26,6 +26,13 @@ interface Caller {
 }
 
 const agentId = { type: 'string', minLength: 1, maxLength: 128 };
+
+/**
+ * The service's name for an agent: the id it chose, within the key it authenticates with. Ids
+ * are shown on the agent's /health; scoped like this, another key can neither lease, extend,
+ * release nor deliver as that agent, nor deregister it.
+ */
+const agentRef = (c: Caller, id: string) => `${c.keyId ?? 'built-in'}/${id}`;
 const registerBody = {
   type: 'object',
   required: ['agentId', 'version'],
@@ -147,7 +154,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       const c = caller(req);
       const b = req.body;
       deps.agents.seen({
-        id: b.agentId,
+        id: agentRef(c, b.agentId),
         version: b.version,
         profile: b.profile,
         runtimes: b.runtimes,
@@ -170,24 +177,25 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     async (req, reply) => {
       const c = caller(req);
       const b = req.body;
-      if (!deps.agents.touch(b.agentId)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
-      deps.jobs.extend(b.agentId, b.running);
-      const l = lanes(c, b.agentId);
+      const me = agentRef(c, b.agentId);
+      if (!deps.agents.touch(me)) throw new ApiError(409, 'Unknown agent: register first', { agentId: b.agentId });
+      deps.jobs.extend(me, b.running);
+      const l = lanes(c, me);
       // Results that came with the lease are stored before it waits for jobs.
       const accepted = b.results?.length ? await deps.jobs.complete(b.results, l.all) : undefined;
       const maxBrowser = Math.min(b.max, b.maxBrowser);
       // Without a free browser slot the runtime lanes are not read at all (nor waited on).
       const queueKeys = maxBrowser > 0 ? l.all : l.all.filter((k) => !l.browser.has(k));
-      const lessee: Lessee = { agentId: b.agentId, queueKeys, keyId: c.keyId, browserKeys: l.browser, maxBrowser };
+      const lessee: Lessee = { agentId: me, queueKeys, keyId: c.keyId, browserKeys: l.browser, maxBrowser };
       const gone = new AbortController();
       // 'close' before we answer means the agent went away: its jobs must not be handed to nobody.
       reply.raw.once('close', () => gone.abort());
       const jobs = await deps.jobs.lease(lessee, b.max, Math.min(b.waitMs, deps.config.pollSeconds * 1000), gone.signal);
       if (jobs === 'revoked') throw new ApiError(401, 'Invalid or revoked private-location key');
-      deps.agents.touch(b.agentId);
+      deps.agents.touch(me);
       // API checks from a private location go out through its proxy, when it has one.
       const out = c.proxyUrl ? jobs.map((j) => (j.checkType === 'API' ? { ...j, proxyUrl: c.proxyUrl } : j)) : jobs;
-      // `now` lets the agent start jobs handed out ahead at their due time by the service's clock.
+      // `now`: the service's clock, for agents that report the skew.
       return accepted ? { jobs: out, accepted, now: Date.now() } : { jobs: out, now: Date.now() };
     },
   );
@@ -197,8 +205,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     opts(resultsBody, { bodyLimit: RESULTS_BODY_LIMIT }),
     async (req) => {
       const c = caller(req);
-      deps.agents.touch(req.body.agentId);
-      const accepted = await deps.jobs.complete(req.body.results, lanes(c, req.body.agentId).all);
+      const me = agentRef(c, req.body.agentId);
+      deps.agents.touch(me);
+      const accepted = await deps.jobs.complete(req.body.results, lanes(c, me).all);
       return { accepted };
     },
   );
@@ -208,10 +217,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     required: ['agentId'],
     properties: { agentId, release: { type: 'array', items: { type: 'string' }, default: [] } },
   };
-  // Authenticated by the hook above; any of the location's agents may leave.
   app.post<{ Body: { agentId: string; release: string[] } }>('/agent/v1/deregister', opts(deregisterBody), async (req) => {
-    deps.jobs.release(req.body.agentId, req.body.release);
-    deps.agents.remove(req.body.agentId);
+    const me = agentRef(caller(req), req.body.agentId);
+    deps.jobs.release(me, req.body.release);
+    deps.agents.remove(me);
     deps.log.info({ agentId: req.body.agentId }, 'agent deregistered');
     return { ok: true };
   });
@@ -237,8 +246,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       async (req, reply) => {
         const c = caller(req);
         const { agentId: who, jobId, name, type } = req.query;
-        const q = deps.jobs.leased(jobId, who);
-        if (!q || !lanes(c, who).all.includes(q.queueKey))
+        const q = deps.jobs.leased(jobId, agentRef(c, who));
+        if (!q || !lanes(c, agentRef(c, who)).all.includes(q.queueKey))
           throw new ApiError(409, `job ${jobId} is not running on agent ${who}`, { jobId });
         // The answer goes out at once; Node then reads and drops the rest of the body, so the
         // agent sees the 413 instead of a connection reset in the middle of its upload.
