@@ -233,6 +233,11 @@ describe('TCP checks', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: created.id, frequency: 1, muted: true, tags: ['a'], request: { hostname: '127.0.0.1', port: 7 } });
     expect(res.body.updated_at).not.toBeNull();
+    // Fields a check does not have are not stored, on update as on create.
+    const extra = await svc.api('PUT', `/v1/checks/tcp/${created.id}`, { bogusField: 1, name: 'renamed' });
+    expect(extra.body.name).toBe('renamed');
+    expect(extra.body).not.toHaveProperty('bogusField');
+    expect((await svc.api('GET', `/v1/checks/${created.id}`)).body).not.toHaveProperty('bogusField');
     expectError(await svc.api('PUT', `/v1/checks/tcp/${created.id}`, { frequency: 0, frequencyOffset: 11 }), 400, /10, 20 or 30/);
     expectError(await svc.api('PUT', '/v1/checks/tcp/00000000-0000-0000-0000-000000000000', { name: 'x' }), 404);
   });

@@ -136,10 +136,11 @@ export function newCheckConfig(body: CheckBody, typeDefaults: Partial<CheckConfi
 }
 
 /** A partial update: given fields replace stored ones; `request` merges one level deep. */
-export function mergeCheckConfig(stored: CheckConfig, body: CheckBody): CheckConfig {
+export function mergeCheckConfig(stored: CheckConfig, body: CheckBody, known: ReadonlySet<string>): CheckConfig {
   const next: CheckConfig = { ...stored };
   for (const [k, v] of Object.entries(body)) {
-    if (v === undefined || k === 'checkType' || k === 'id') continue;
+    // Fields the type does not have are not stored, as on create.
+    if (v === undefined || !known.has(k) || k === 'checkType' || k === 'id') continue;
     if (k === 'request' && v && typeof v === 'object') next.request = { ...stored.request, ...v };
     else (next as Record<string, unknown>)[k] = v;
   }

@@ -47,6 +47,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
     querystring: autoAssignQuery,
     body: { type: 'object', properties: { ...properties, ...(request ? { request: Type.Partial(request) } : {}) } },
   };
+  const known = new Set(Object.keys(updateSchema.body.properties));
   const checkRuntime = (deps: Deps, cfg: CheckConfig, stored: CheckConfig | null) => {
     if (!cfg.runtimeId) return;
     const why = runtimeViolation(deps.runtimes, cfg.runtimeId, {
@@ -91,7 +92,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
           rule: 'matches',
         });
       }
-      const cfg = mergeCheckConfig(stored.config, req.body);
+      const cfg = mergeCheckConfig(stored.config, req.body, known);
       cfg.request = normalise(cfg.request);
       checkRuntime(deps, cfg, stored.config);
       checkRules(deps, cfg, req.accountId);

@@ -41,6 +41,7 @@ const properties = {
   script: { type: 'string' },
   heartbeat,
 };
+const KNOWN = new Set(Object.keys(properties));
 const createSchema = { querystring: autoAssignQuery, body: { type: 'object', required: ['name', 'heartbeat', 'script'], properties } };
 const updateSchema = {
   params: idParams,
@@ -91,7 +92,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     if (stored.check_type !== 'HEARTBEAT')
       throw new ApiError(400, `Check ${stored.id} is a ${stored.check_type} check, not HEARTBEAT`, { field: 'checkType', rule: 'matches' });
     const { heartbeat: hb, ...rest } = req.body;
-    const cfg = mergeCheckConfig(stored.config, rest);
+    const cfg = mergeCheckConfig(stored.config, rest, KNOWN);
     cfg.heartbeat = { ...(stored.config.heartbeat as object), ...(hb ?? {}) };
     if (!(cfg.heartbeat as HeartbeatSpec).pingToken)
       (cfg.heartbeat as HeartbeatSpec).pingToken = (stored.config.heartbeat as HeartbeatSpec).pingToken;
