@@ -5,6 +5,19 @@ import type { AssertionOutcome } from './assertions.js';
 /** Version of the agent protocol (docs/agent-protocol.md); an agent of another version stops. */
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * A run's id: `${checkId}:${dueAt}:${location}`, and `:${sessionId}` for a run of a check
+ * session, so the run is unique and its session survives wherever the id goes (a restart too).
+ */
+export function jobId(checkId: string, dueAt: number, location: string, sessionId?: string): string {
+  return sessionId ? `${checkId}:${dueAt}:${location}:${sessionId}` : `${checkId}:${dueAt}:${location}`;
+}
+
+/** The check session a run belongs to, read off its id. */
+export function sessionOfJob(id: string): string | undefined {
+  return id.split(':')[3];
+}
+
 export interface Job<R = Record<string, unknown>> {
   /** `${checkId}:${dueAt}:${location}`: one due run in one location, so re-dispatch and delivery are idempotent. */
   id: string;

@@ -5,7 +5,7 @@
 import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
-import type { Job, RunResult } from '../domain/run.js';
+import { sessionOfJob, type Job, type RunResult } from '../domain/run.js';
 import { Deque } from './deque.js';
 import { jobFor } from './store/checks.js';
 import type { JobRecord } from './store/jobs.js';
@@ -90,7 +90,8 @@ export class JobQueue {
     const now = this.clock.now();
     for (const r of rows) {
       const q: QueuedJob = {
-        job: jobFor(r, r.due_at, r.location),
+        // A session's run keeps its session: results delivered after the restart complete it.
+        job: jobFor(r, r.due_at, r.location, sessionOfJob(r.job_id)),
         accountId: r.account_id,
         queueKey: r.queue_key,
         queuedAt: now,
@@ -352,6 +353,13 @@ export class JobQueue {
     }
     if (gone.length) await this.after(() => this.store.jobs.delete(gone));
     this.metrics.pendingJobs.set(this.pendingCount());
+  }
+
+  /** Check sessions that still have runs queued or running. */
+  sessionsWithRuns(): Set<string> {
+    const out = new Set<string>();
+    for (const q of this.byId.values()) if (q.job.sessionId) out.add(q.job.sessionId);
+    return out;
   }
 
   pendingCount(): number {

@@ -49,6 +49,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const internalAgentToken = opts.builtInAgent ? `internal_${randomBytes(32).toString('hex')}` : null;
   const heartbeats = new HeartbeatMonitor(store, log, metrics);
   const sessions = new Sessions(store.sessions, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
+  await sessions.recover();
   const deps: Deps = {
     store,
     log,

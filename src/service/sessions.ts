@@ -8,7 +8,7 @@ import { jobFor, type CheckRow } from './store/checks.js';
 import { FINAL_STATUSES, type SessionRepository, type SessionRow } from './store/sessions.js';
 import type { JobQueue, QueuedJob } from './jobs.js';
 import type { Scheduler } from './scheduler.js';
-import type { RunResult } from '../domain/run.js';
+import { jobId, type RunResult } from '../domain/run.js';
 
 export const FINAL = new Set<string>(FINAL_STATUSES);
 export type { SessionRow };
@@ -56,13 +56,31 @@ export class Sessions {
       // A check with nowhere to run fails at once rather than waiting to time out.
       sessions.push(targets.length ? s : await this.finish(id, 'FAILED'));
       for (const t of targets) {
-        const job = { ...jobFor(row, now, t.location), sessionId: id };
-        job.id = `${row.id}:${now}:${t.location}:${id}`;
+        const job = jobFor(row, now, t.location, id);
         queued.push({ job, accountId: row.account_id, queueKey: t.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
       }
     }
     if (queued.length) await this.jobs.addUrgent(queued);
     return sessions;
+  }
+
+  /**
+   * At start: a session left open whose runs are all gone (the service stopped between its
+   * results and its final status, or its runs were lost) ends now, with the verdict over the
+   * results it has, or TIMED_OUT when some never came.
+   */
+  async recover(): Promise<void> {
+    const running = this.jobs.sessionsWithRuns();
+    for (const s of await this.store.open()) {
+      if (running.has(s.id)) continue;
+      const results = await this.store.outcomes(s.id);
+      const status =
+        results.length >= s.run_locations.length
+          ? sessionStatus(results.map((r) => ({ hasFailures: r.has_failures, isDegraded: r.is_degraded })))
+          : 'TIMED_OUT';
+      this.log.warn({ sessionId: s.id, status }, 'check session left open by the last run of the service: ended');
+      await this.finish(s.id, status);
+    }
   }
 
   async get(accountId: string, id: string): Promise<SessionRow | null> {
@@ -92,7 +110,7 @@ export class Sessions {
     const s = await this.get(accountId, id);
     if (!s) return null;
     if (FINAL.has(s.status)) return s;
-    const ids = new Set(s.run_locations.map((loc) => `${s.check_id}:${s.started_at.getTime()}:${loc}:${s.id}`));
+    const ids = new Set(s.run_locations.map((loc) => jobId(s.check_id, s.started_at.getTime(), loc, s.id)));
     await this.jobs.withdrawJobs(ids);
     return this.finish(s.id, 'CANCELLED');
   }

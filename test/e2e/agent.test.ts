@@ -226,6 +226,26 @@ describe('agent and service, end to end', () => {
     expect(agent.proc.logs.filter((l) => l.msg === 'registered with the service')).toHaveLength(1);
   });
 
+  it('completes a check session across a kill -9 of the service', async () => {
+    const svc = await startService();
+    cleanup.push(() => svc.proc.kill('SIGKILL'));
+    const pl = await createPrivateLocation(svc);
+    const echo = await target({ reply: () => 'OK' });
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: echo.port, data: 'GO' }, { activated: false });
+    const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
+    expect(trig.status).toBe(201);
+    const sessionId = trig.body.sessions[0].checkSessionId;
+    // No agent yet: the run waits in the queue when the service dies without a word.
+    await svc.proc.kill('SIGKILL');
+    await svc.restart();
+    const agent = await startAgent(svc, pl.key);
+    cleanup.push(() => agent.proc.kill('SIGKILL'));
+    const done = await svc.api('GET', `/v2/check-sessions/${sessionId}/completion?maxWaitSeconds=20`);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ checkSessionId: sessionId, status: 'PASSED' });
+    expect(done.body.results).toHaveLength(1);
+  });
+
   it('drops runs no agent picks up in time, and counts them', async () => {
     const svc = await startService({ OUTPOST_UNCLAIMED_RUN_TTL_SECONDS: '1' });
     cleanup.push(() => svc.proc.kill('SIGKILL'));

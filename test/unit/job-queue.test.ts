@@ -2,6 +2,7 @@
 // restart brings back. Real embedded store, a clock the test sets.
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { jobFor } from '../../src/service/store/checks.js';
 import { counter, LEASE_MS, leaseNow, queueFixture, resultOf, UNCLAIMED_TTL_MS, type QueueFixture } from '../helpers/queue-fixture.js';
 import type { Job } from '../../src/domain/run.js';
 
@@ -116,5 +117,18 @@ describe('job queue', () => {
     expect(after.leased(open.job.id, 'agent-1')).not.toBeNull();
     expect(after.leased(done.job.id, 'agent-1')).toBeNull();
     expect(after.pendingCount()).toBe(0);
+  });
+
+  it("keeps a check session's run, and its session, across a restart", async () => {
+    fx = await queueFixture();
+    const c = await fx.check('c1');
+    const t = fx.clock.now();
+    const run = { ...fx.queued(c, t, 'us-east-1'), job: jobFor(c, t, 'us-east-1', 'session-1') };
+    await fx.queue.addUrgent([run]);
+    await fx.queue.stop();
+    const after = await fx.reopen();
+    const [job] = await leaseNow(after, 'agent-1', ['dc:us-east-1']);
+    expect(job).toMatchObject({ id: run.job.id, sessionId: 'session-1' });
+    expect(after.sessionsWithRuns()).toEqual(new Set(['session-1']));
   });
 });

@@ -1,5 +1,5 @@
 import { creationOrder, type Sql } from './db.js';
-import type { Job, JobCheck, CheckCode } from '../../domain/run.js';
+import { jobId, type Job, type JobCheck, type CheckCode } from '../../domain/run.js';
 import { RUNTIME_CHECK_TYPES } from '../../domain/check-types/index.js';
 import { DEFAULT_RUNTIME_ID, RUNTIME_CHECK_TIMEOUT_MS } from '../../domain/limits.js';
 
@@ -95,9 +95,10 @@ export function runtimeOf(row: CheckRow): string | null {
 }
 
 /** One due run of a check in one location. The id makes the run unique, so it cannot be queued twice. */
-export function jobFor(row: CheckRow, dueAt: number, location: string): Job {
+export function jobFor(row: CheckRow, dueAt: number, location: string, sessionId?: string): Job {
   return {
-    id: `${row.id}:${dueAt}:${location}`,
+    id: jobId(row.id, dueAt, location, sessionId),
+    ...(sessionId ? { sessionId } : {}),
     checkId: row.id,
     checkType: row.check_type,
     location,

@@ -70,6 +70,11 @@ export class SessionRepository {
     return this.db.query('SELECT has_failures, is_degraded FROM check_results WHERE session_id = $1', [sessionId]);
   }
 
+  /** Sessions without a final status, of every account. */
+  async open(): Promise<SessionRow[]> {
+    return this.db.query<SessionRow>(`SELECT * FROM check_sessions WHERE status IN ('STARTED', 'PROGRESS')`);
+  }
+
   async markInProgress(id: string): Promise<void> {
     await this.db.query(`UPDATE check_sessions SET status = 'PROGRESS' WHERE id = $1 AND status = 'STARTED'`, [id]);
   }
