@@ -45,24 +45,25 @@ export class AgentRegistry {
 
   constructor(private connectedWindowMs: number) {}
 
-  seen(info: Omit<AgentInfo, 'lastSeenAt'>): AgentInfo {
+  /** `ref` names the agent within the key it authenticated with; `info.id` is the id it chose. */
+  seen(ref: string, info: Omit<AgentInfo, 'lastSeenAt'>): AgentInfo {
     const a = { ...info, lastSeenAt: Date.now() };
-    this.agents.set(info.id, a);
+    this.agents.set(ref, a);
     return a;
   }
 
-  touch(id: string): AgentInfo | undefined {
-    const a = this.agents.get(id);
+  touch(ref: string): AgentInfo | undefined {
+    const a = this.agents.get(ref);
     if (a) a.lastSeenAt = Date.now();
     return a;
   }
 
-  get(id: string): AgentInfo | undefined {
-    return this.agents.get(id);
+  get(ref: string): AgentInfo | undefined {
+    return this.agents.get(ref);
   }
 
-  remove(id: string): void {
-    this.agents.delete(id);
+  remove(ref: string): void {
+    this.agents.delete(ref);
   }
 
   connected(privateLocationId: string): AgentInfo[] {

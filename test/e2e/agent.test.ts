@@ -222,7 +222,9 @@ describe('agent and service, end to end', () => {
     expect((await post('/agent/v1/jobs/lease', { agentId, max: 1, maxBrowser: 0, waitMs: 0, running: [] })).status).toBe(409);
     expect((await post('/agent/v1/deregister', { agentId, release: [] })).status).toBe(200);
     // Only the other key's own (unknown) agent of that id left: the real one is still counted.
-    expect((await svc.api('GET', `/v1/private-locations/${pl.id}`)).body.agentCount).toBe(1);
+    const loc = (await svc.api('GET', `/v1/private-locations/${pl.id}`)).body;
+    expect(loc.agentCount).toBe(1);
+    expect(loc.runningAgents[0].agents[0].id).toBe(agentId);
     expect(agent.proc.logs.filter((l) => l.msg === 'registered with the service')).toHaveLength(1);
   });
 

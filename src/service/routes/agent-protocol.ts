@@ -153,8 +153,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     async (req) => {
       const c = caller(req);
       const b = req.body;
-      deps.agents.seen({
-        id: agentRef(c, b.agentId),
+      deps.agents.seen(agentRef(c, b.agentId), {
+        id: b.agentId,
         version: b.version,
         profile: b.profile,
         runtimes: b.runtimes,
