@@ -403,6 +403,37 @@ describe('DNS checks', () => {
 });
 
 describe('API checks', () => {
+  it('never show a secret variable of the check, and keep it when a client sends the check back', async () => {
+    const created = await svc.api('POST', '/v1/checks/api', {
+      name: 'secret vars',
+      activated: false,
+      request: { method: 'GET', url: 'https://example.test/' },
+      environmentVariables: [
+        { key: 'TOKEN', value: 'tok-4f1b9c2d7e', secret: true },
+        { key: 'PLAIN', value: 'shown' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const shown = [
+      { key: 'TOKEN', value: null, secret: true },
+      { key: 'PLAIN', value: 'shown' },
+    ];
+    expect(created.body.environmentVariables).toEqual(shown);
+    const id = created.body.id;
+    expect((await svc.api('GET', `/v1/checks/${id}`)).body.environmentVariables).toEqual(shown);
+    const list = (await svc.api('GET', '/v1/checks?limit=100')).body as any[];
+    expect(JSON.stringify(list)).not.toContain('tok-4f1b9c2d7e');
+    // Sent back as read (the secret as null): accepted, and the secret is still there to use.
+    const back = await svc.api('PUT', `/v1/checks/api/${id}`, { environmentVariables: created.body.environmentVariables, name: 'renamed' });
+    expect(back.status).toBe(200);
+    expect(back.body.environmentVariables).toEqual(shown);
+    expectError(
+      await svc.api('PUT', `/v1/checks/api/${id}`, { environmentVariables: [{ key: 'NEW', value: null, secret: true }] }),
+      400,
+      /NEW needs a value/,
+    );
+  });
+
   it('create with the API defaults; refuse snippets that do not exist', async () => {
     const res = await svc.api('POST', '/v1/checks/api', {
       name: 'api',

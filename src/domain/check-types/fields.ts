@@ -10,7 +10,8 @@ const environmentVariable = {
   required: ['key', 'value'],
   properties: {
     key: { type: 'string', minLength: 1, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-    value: { type: 'string' },
+    // null: keep the stored value of this secret (the API shows secrets as null).
+    value: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     locked: { type: 'boolean' },
     secret: { type: 'boolean' },
   },

@@ -17,6 +17,7 @@ import { toApi, type CheckConfig } from '../store/checks.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { runtimeViolation } from '../../domain/runtimes.js';
+import { resolveVariables, type CheckVariable } from '../../domain/check-variables.js';
 import { CHECK_TYPES, type CheckTypeDeclaration, type DeclaredCheckType } from '../../domain/check-types/index.js';
 import { Type } from '@sinclair/typebox';
 
@@ -58,6 +59,20 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
     if (why) throw new ApiError(400, why, { field: 'runtimeId', rule: 'runtime' });
   };
 
+  const keepSecrets = (cfg: CheckConfig, stored: CheckConfig | null) => {
+    if (!cfg.environmentVariables) return;
+    const { vars, missing } = resolveVariables(
+      cfg.environmentVariables as CheckVariable[],
+      stored?.environmentVariables as CheckVariable[],
+    );
+    if (missing !== undefined)
+      throw new ApiError(400, `environmentVariables: ${missing} needs a value (null keeps the stored value of a secret only)`, {
+        field: 'environmentVariables',
+        rule: 'value',
+      });
+    cfg.environmentVariables = vars;
+  };
+
   const checkRules = (deps: Deps, cfg: CheckConfig, accountId: string) => {
     const v = spec.validate?.(cfg, { snippetExists: (id) => deps.snippets.script(accountId, id) !== null });
     if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
@@ -69,6 +84,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
       cfg.request = normalise(req.body.request);
       for (const k of Object.keys(spec.fields ?? {})) cfg[k] = req.body[k] ?? spec.fieldDefaults?.[k] ?? null;
       checkRuntime(deps, cfg, null);
+      keepSecrets(cfg, null);
       checkRules(deps, cfg, req.accountId);
       await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
       const row = await deps.store.checks.insert({
@@ -95,6 +111,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
       const cfg = mergeCheckConfig(stored.config, req.body, known);
       cfg.request = normalise(cfg.request);
       checkRuntime(deps, cfg, stored.config);
+      keepSecrets(cfg, stored.config);
       checkRules(deps, cfg, req.accountId);
       await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
       const row = (await deps.store.checks.update(stored.id, req.accountId, cfg))!;

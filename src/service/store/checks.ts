@@ -1,6 +1,7 @@
 import { creationOrder, type Sql } from './db.js';
 import { jobId, type Job, type JobCheck, type CheckCode } from '../../domain/run.js';
 import { RUNTIME_CHECK_TYPES } from '../../domain/check-types/index.js';
+import { showVariables, type CheckVariable } from '../../domain/check-variables.js';
 import { DEFAULT_RUNTIME_ID, RUNTIME_CHECK_TIMEOUT_MS } from '../../domain/limits.js';
 
 /** The check as the API knows it, minus id, type and timestamps (those are columns). */
@@ -43,13 +44,14 @@ export interface CheckRow {
   updated_at: Date | null;
 }
 
-/** The check as the API shows it; heartbeats get their ping address under `pingBase`. */
+/** The check as the API shows it (secret variables without their values); heartbeats get their ping address under `pingBase`. */
 export function toApi(row: CheckRow, pingBase?: string) {
   const heartbeat = row.config.heartbeat as Record<string, unknown> | undefined;
   return {
     id: row.id,
     checkType: row.check_type,
     ...row.config,
+    ...(row.config.environmentVariables ? { environmentVariables: showVariables(row.config.environmentVariables as CheckVariable[]) } : {}),
     ...(heartbeat && pingBase ? { heartbeat: { ...heartbeat, pingUrl: `${pingBase}/${heartbeat.pingToken}` } } : {}),
     alertChannels: { email: [], webhook: [], slack: [], sms: [] },
     created_at: row.created_at.toISOString(),
