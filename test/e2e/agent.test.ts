@@ -407,7 +407,12 @@ describe('private-location proxy', () => {
     const web = await httpServer();
     cleanup.push(() => web.close());
     const { svc, pl, agent } = await setup();
-    expect((await svc.api('PUT', `/v1/private-locations/${pl.id}`, { name: 'proxied', proxyUrl: proxy.url })).status).toBe(200);
+    const put = await svc.api('PUT', `/v1/private-locations/${pl.id}`, { name: 'proxied', proxyUrl: proxy.url });
+    expect(put.status).toBe(200);
+    // The password is written, never shown; the address sent back as shown keeps it.
+    expect(put.body.proxyUrl).toBe(proxy.url.replace('proxy-secret-pw', '****'));
+    expect(JSON.stringify((await svc.api('GET', '/v1/private-locations')).body)).not.toContain('proxy-secret-pw');
+    expect((await svc.api('PUT', `/v1/private-locations/${pl.id}`, { name: 'proxied', proxyUrl: put.body.proxyUrl })).status).toBe(200);
     const api = await svc.api('POST', '/v1/checks/api', {
       name: 'via proxy',
       frequency: 0,

@@ -28,6 +28,23 @@ const keyParams = { type: 'object', required: ['id', 'keyId'], properties: { id:
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** The proxy address as the API shows it: the password replaced, so it is written, never read back. */
+export function showProxyUrl(url: string | null): string | null {
+  if (!url) return url;
+  try {
+    const { password } = new URL(url);
+    // In the address as written (URL would also normalise the rest of it).
+    return password ? url.replace(`:${password}@`, ':****@') : url;
+  } catch {
+    return null;
+  }
+}
+
+/** An update that sends back the address as shown keeps the stored one (and its password). */
+function keepProxyUrl(sent: string | null | undefined, stored: string | null): string | null | undefined {
+  return sent !== undefined && sent !== null && stored && sent === showProxyUrl(stored) ? stored : sent;
+}
+
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   function view(row: PrivateLocationRow, keys: KeyRow[], fresh?: { id: string; rawKey: string }) {
     const agents = deps.agents.connected(row.id);
@@ -40,7 +57,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       name: row.name,
       slugName: row.slug_name,
       icon: row.icon,
-      proxyUrl: row.proxy_url,
+      proxyUrl: showProxyUrl(row.proxy_url),
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),
       keys: keys.map((k) => ({
@@ -105,7 +122,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     '/v1/private-locations/:id',
     { schema: { params, body: updateBody } },
     async (req) => {
-      const row = await deps.store.privateLocations.update(req.accountId, req.params.id, req.body);
+      const current = await load(req.accountId, req.params.id);
+      const body = { ...req.body, proxyUrl: keepProxyUrl(req.body.proxyUrl, current.proxy_url) };
+      const row = await deps.store.privateLocations.update(req.accountId, req.params.id, body);
       if (!row) throw notFound('Private location', req.params.id);
       deps.agents.forgetGrants((g) => g.privateLocationId === row.id);
       return view(row, await deps.store.privateLocations.keysOf([row.id]));
