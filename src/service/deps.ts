@@ -11,6 +11,7 @@ import type { Sessions } from './sessions.js';
 import type { SnippetsCache } from './snippets-cache.js';
 import type { RuntimeRecord } from '../domain/runtimes.js';
 import type { ArtifactStore } from './artifacts/store.js';
+import type { AuthFailures } from './auth-failures.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
@@ -32,6 +33,8 @@ export interface Deps {
   artifacts: ArtifactStore;
   /** The runtimes GET /v1/runtimes lists and checks may pin. */
   runtimes: RuntimeRecord[];
+  /** Addresses that failed to authenticate, API and agent keys alike. */
+  authFailures: AuthFailures;
   /** The built-in agent's credential, when `outpost start` runs one. */
   internalAgentToken: string | null;
 }

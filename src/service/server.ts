@@ -3,7 +3,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { ApiError, errorBody } from './errors.js';
+import { ApiError, countingFailures, errorBody } from './errors.js';
 import { unstorableTextAt } from '../domain/text.js';
 import type { Deps } from './deps.js';
 import accounts from './routes/accounts.js';
@@ -60,7 +60,10 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
   app.setValidatorCompiler(compilers());
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof ApiError) return reply.code(err.statusCode).send(errorBody(err.statusCode, err.message, err.attributes));
+    if (err instanceof ApiError) {
+      if (err.statusCode === 429) reply.header('retry-after', String(err.attributes.retryAfterSeconds));
+      return reply.code(err.statusCode).send(errorBody(err.statusCode, err.message, err.attributes));
+    }
     if (err.validation) {
       const { message, attributes } = describeValidation(err.validation, err.validationContext ?? 'body');
       return reply.code(400).send(errorBody(400, message, attributes));
@@ -84,6 +87,9 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req: FastifyRequest) => {
     const auth = req.routeOptions.config?.auth;
     if (auth === 'public' || auth === 'agent' || !req.routeOptions.url) return;
+    await countingFailures(deps.authFailures, req.ip, () => authenticate(req));
+  });
+  async function authenticate(req: FastifyRequest): Promise<void> {
     const header = req.headers.authorization;
     const raw = header && /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (!raw) throw new ApiError(401, 'Missing API key: send Authorization: Bearer <API_KEY>');
@@ -98,7 +104,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     if (claimed !== undefined && claimed !== hit.accountId)
       throw new ApiError(401, 'The API key does not belong to the account named in the account header');
     req.accountId = hit.accountId;
-  });
+  }
 
   // Text no database stores (NUL, unpaired surrogates) is refused here, before any route sees it.
   // Agent routes are exempt: their bodies are large and are the agent's own output.

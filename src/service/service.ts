@@ -9,6 +9,7 @@ import { serviceMetrics } from './metrics.js';
 import { HeartbeatMonitor } from './heartbeats.js';
 import { VariablesCache } from './variables-cache.js';
 import { Sessions } from './sessions.js';
+import { AuthFailures } from './auth-failures.js';
 import { SnippetsCache } from './snippets-cache.js';
 import { jobPreparer } from './prepare-job.js';
 import { buildServer } from './server.js';
@@ -63,6 +64,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     snippets,
     sessions,
     internalAgentToken,
+    authFailures: new AuthFailures(config.authFailuresPerMinute),
     runtimes: loadRuntimes(config.runtimesDir),
     artifacts: new DiskArtifactStore(config.artifactsDir),
     baseUrl: () => baseUrl,

@@ -30,6 +30,27 @@ describe('authentication', () => {
     expectError(wrong, 401, /Invalid API key/);
     expect(wrong.body.error).toBe('Unauthorized');
   });
+  it('makes an address that keeps failing wait (429, Retry-After), for API and agent keys alike', async () => {
+    // A service of its own: the shared one must not start refusing this test runner's address.
+    const guarded = await startService({ OUTPOST_AUTH_FAILURES_PER_MINUTE: '3' });
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await guarded.api('GET', '/v1/checks', undefined, { authorization: 'Bearer guess' })).status).toBe(401);
+      const refused = await guarded.api('GET', '/v1/checks', undefined, { authorization: 'Bearer guess' });
+      expectError(refused, 429, /Too many failed authentications/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Even the right key waits out the minute from that address, and so do agent keys.
+      expect((await guarded.api('GET', '/v1/checks')).status).toBe(429);
+      const agent = await fetch(`${guarded.baseUrl}/agent/v1/register`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer pl_guess', 'content-type': 'application/json' },
+        body: JSON.stringify({ agentId: 'a', version: '1.0.0' }),
+      });
+      expect(agent.status).toBe(429);
+    } finally {
+      await guarded.stop();
+    }
+  });
   it('takes the account from x-service-account or x-checkly-account, and refuses another account', async () => {
     expect((await svc.api('GET', '/v1/checks', undefined, { 'x-service-account': svc.accountId })).status).toBe(200);
     expect((await svc.api('GET', '/v1/checks', undefined, { 'x-checkly-account': svc.accountId })).status).toBe(200);

@@ -6,7 +6,7 @@ import { timingSafeEqual, randomUUID } from 'node:crypto';
 import { TooLarge } from '../artifacts/store.js';
 import { discard } from '../../stream-memory.js';
 import { LOCATIONS, ARTIFACT_MAX_BYTES } from '../../domain/limits.js';
-import { ApiError } from '../errors.js';
+import { ApiError, countingFailures } from '../errors.js';
 import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
 import type { Lessee } from '../jobs.js';
@@ -96,7 +96,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   // answered 401 from its headers, and its body (results may be tens of MB) is never parsed.
   const callers = new WeakMap<FastifyRequest, Caller>();
   app.addHook('onRequest', async (req) => {
-    if (req.routeOptions.config?.auth === 'agent') callers.set(req, await authenticate(req));
+    if (req.routeOptions.config?.auth === 'agent')
+      callers.set(req, await countingFailures(deps.authFailures, req.ip, () => authenticate(req)));
   });
   /** Who sent the request, as onRequest established. */
   function caller(req: FastifyRequest): Caller {
