@@ -58,7 +58,7 @@ export class Agent {
   private registration: Registration | null = null;
   private client: ServiceClient;
   private queue: PQueue;
-  /** Leased jobs: waiting for their due time, queued or running. */
+  /** Leased jobs, queued or running. */
   private held = new Map<string, Held>();
   /** The pull loop will lease within the cadence: results wait to go with it. */
   private leaseSoon = false;
@@ -228,9 +228,9 @@ export class Agent {
         const freeBrowser = this.browser?.carried.size ? Math.max(0, this.config.browserConcurrency - this.browserHeld) : 0;
         const results = this.draining ? [] : this.outbox.splice(0, MAX_BATCH);
         const startedAt = Date.now();
-        let lease: { jobs: Job[]; now: number };
+        let jobs: Job[];
         try {
-          lease = await this.client.lease(slots, freeBrowser, waitMs, [...this.held.keys()], results, this.pollAbort.signal);
+          jobs = await this.client.lease(slots, freeBrowser, waitMs, [...this.held.keys()], results, this.pollAbort.signal);
         } catch (err) {
           if (results.length && err instanceof ProtocolError && refusesResults(err.status)) {
             // Something it carried is refused: sort that out apart; leasing goes on without them.
@@ -244,13 +244,13 @@ export class Agent {
         lastBeat = Date.now();
         lastLease = {
           // Jobs it brought are given the cadence to finish, so their results go with the next.
-          next: (lease.jobs.length ? lastBeat : startedAt) + LEASE_CADENCE_MS,
-          full: slots === 0 || lease.jobs.length >= slots,
+          next: (jobs.length ? lastBeat : startedAt) + LEASE_CADENCE_MS,
+          full: slots === 0 || jobs.length >= slots,
           waited: false,
         };
         this.setState('ready');
         backoff = 500;
-        for (const job of lease.jobs) this.accept(job);
+        for (const job of jobs) this.accept(job);
       } catch (err) {
         if (this.stopping()) break;
         if (err instanceof IncompatibleServiceError) {

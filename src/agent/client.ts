@@ -56,11 +56,9 @@ export class ServiceClient {
     running: string[],
     results: RunResult[],
     signal?: AbortSignal,
-  ): Promise<{ jobs: Job[]; now: number }> {
+  ): Promise<Job[]> {
     const body = { agentId: this.agentId, max, maxBrowser, waitMs, running, ...(results.length ? { results } : {}) };
-    const t0 = Date.now();
-    const res = await this.post<{ jobs: Job[]; now?: number }>('/agent/v1/jobs/lease', body, signal);
-    return { jobs: res.jobs, now: res.now ?? t0 };
+    return (await this.post<{ jobs: Job[] }>('/agent/v1/jobs/lease', body, signal)).jobs;
   }
 
   /** Streams a file up; 413 (too large) comes back as an error value, not a throw. */
