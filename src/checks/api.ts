@@ -1,8 +1,8 @@
 // API check: one HTTP request of any method with headers, query and body, judged by assertions
 // on status, headers, JSON and text body, and response time.
 
-import { evaluateAssertions, describeFailure, type Assertion, type Actual } from '../domain/assertions.js';
-import { jsonPath } from '../domain/json-path.js';
+import { describeFailure, type Assertion, type Actual } from '../domain/assertions.js';
+import { assess, InDocument } from './assess.js';
 import { fill, maskSecrets, maskDeep, variableMap } from '../domain/placeholders.js';
 import type { Variable } from '../domain/run.js';
 import { runScript } from './script-sandbox.js';
@@ -161,7 +161,7 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
       target: fill(String(a.target ?? ''), vars),
       regex: a.regex ?? null,
     }));
-    const outcomes = evaluateAssertions(assertions, (a): Actual => {
+    const outcomes = await assess(assertions, (a): Actual | InDocument => {
       switch (a.source) {
         case 'STATUS_CODE':
           return res.status;
@@ -170,7 +170,7 @@ async function exchange(job: Parameters<CheckRunner>[0], ctx: Parameters<CheckRu
         case 'TEXT_BODY':
           return res.body;
         case 'JSON_BODY':
-          return jsonPath(json(), a.property ?? '');
+          return new InDocument(json(), a.property ?? '');
         case 'HEADERS':
           return a.property ? (res.headers[a.property.toLowerCase()] ?? null) : (res.headers as unknown as Actual);
         default:

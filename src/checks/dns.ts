@@ -6,8 +6,8 @@ import dns from 'node:dns';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import type * as DnsPacket from 'dns-packet';
-import { evaluateAssertions, describeFailure, type AssertionOutcome, type Actual } from '../domain/assertions.js';
-import { jsonPath } from '../domain/json-path.js';
+import { describeFailure, type AssertionOutcome, type Actual } from '../domain/assertions.js';
+import { assess, InDocument } from './assess.js';
 import type { CheckRunner } from './types.js';
 import type { DnsRequest } from '../domain/check-types/dns.js';
 import { untilDeadline } from './deadline.js';
@@ -81,7 +81,7 @@ export const runDns: CheckRunner<DnsRequest> = async (job, ctx) => {
     Question: [{ name: req.query, type: TYPE_CODES[req.recordType] ?? 0 }],
     Answer: answers.map((a) => ({ name: a.name, type: TYPE_CODES[a.type] ?? 0, TTL: (a as { ttl?: number }).ttl ?? 0, data: dataText(a) })),
   };
-  const outcomes = evaluateAssertions(req.assertions ?? [], (a): Actual => {
+  const outcomes = await assess(req.assertions ?? [], (a): Actual | InDocument => {
     switch (a.source) {
       case 'RESPONSE_CODE':
         return responseCode;
@@ -90,7 +90,7 @@ export const runDns: CheckRunner<DnsRequest> = async (job, ctx) => {
       case 'TEXT_ANSWER':
         return text.join('\n');
       case 'JSON_ANSWER':
-        return jsonPath(json, a.property ?? '');
+        return new InDocument(json, a.property ?? '');
       default:
         return null;
     }

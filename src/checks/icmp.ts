@@ -10,8 +10,8 @@ import { lookup } from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pingerFor, type Pinger } from './icmp-socket.js';
-import { evaluateAssertions, describeFailure, type Actual } from '../domain/assertions.js';
-import { jsonPath } from '../domain/json-path.js';
+import { describeFailure, type Actual } from '../domain/assertions.js';
+import { assess, InDocument } from './assess.js';
 import type { CheckRunner, RunContext } from './types.js';
 import type { IcmpRequest } from '../domain/check-types/icmp.js';
 
@@ -155,9 +155,9 @@ export const runIcmp: CheckRunner<IcmpRequest> = async (job, ctx) => {
   if (!error && s.received === 0) error = `no echo reply from ${req.hostname} (${s.sent} requests sent)`;
   const outcomes = error
     ? []
-    : evaluateAssertions(req.assertions ?? [], (a): Actual => {
+    : await assess(req.assertions ?? [], (a): Actual | InDocument => {
         if (a.source === 'LATENCY') return s.latency ? ((s.latency as Record<string, number>)[a.property || 'avg'] ?? null) : null;
-        if (a.source === 'JSON_RESPONSE') return jsonPath(json, a.property ?? '');
+        if (a.source === 'JSON_RESPONSE') return new InDocument(json, a.property ?? '');
         return null;
       });
   const failed = outcomes.find((o) => !o.passed);

@@ -8,7 +8,8 @@
 import net from 'node:net';
 import dns from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
-import { evaluateAssertions, describeFailure, type Assertion } from '../domain/assertions.js';
+import { describeFailure, type Assertion } from '../domain/assertions.js';
+import { assess } from './assess.js';
 import type { CheckRunner } from './types.js';
 import type { TcpRequest } from '../domain/check-types/tcp.js';
 import { untilDeadline } from './deadline.js';
@@ -69,9 +70,7 @@ export const runTcp: CheckRunner<TcpRequest> = async (job, ctx) => {
   timings.total = performance.now() - t0;
   if (timings.connect > 0) timings.data = timings.total - timings.dns - timings.connect;
 
-  const outcomes = error
-    ? []
-    : evaluateAssertions(assertions, (a) => (a.source === 'RESPONSE_TIME' ? Math.round(timings.total) : received));
+  const outcomes = error ? [] : await assess(assertions, (a) => (a.source === 'RESPONSE_TIME' ? Math.round(timings.total) : received));
   const failed = outcomes.find((o) => !o.passed);
   if (!error && failed) error = describeFailure(failed);
 
@@ -133,6 +132,26 @@ function exchange(
     () => socket.destroy(),
     (settle) => {
       const finish = (err: Error | null) => settle(err, chunks.join(''));
+      // Done as soon as what arrived passes the data assertions; one evaluation at a time, the
+      // latest data judged once the one in flight is back.
+      let judging = false;
+      let more = false;
+      const earlyCheck = (): void => {
+        if (judging) {
+          more = true;
+          return;
+        }
+        judging = true;
+        const text = chunks.join('');
+        void assess(dataAssertions, () => text).then((outcomes) => {
+          judging = false;
+          if (outcomes.every((o) => o.passed)) finish(null);
+          else if (more) {
+            more = false;
+            earlyCheck();
+          }
+        });
+      };
       socket.setNoDelay(true);
       socket.once('connect', () => {
         onPhase('reading from', performance.now());
@@ -144,8 +163,7 @@ function exchange(
         chunks.push(chunk);
         size += chunk.length;
         if (size >= MAX_READ_BYTES || dataAssertions.length === 0) return finish(null);
-        const text = chunks.join('');
-        if (evaluateAssertions(dataAssertions, () => text).every((o) => o.passed)) finish(null);
+        earlyCheck();
       });
       socket.once('end', () => finish(null));
       socket.once('close', () => finish(null));

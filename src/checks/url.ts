@@ -1,6 +1,7 @@
 // URL check: one GET, judged on its status code.
 
-import { evaluateAssertions, describeFailure } from '../domain/assertions.js';
+import { describeFailure } from '../domain/assertions.js';
+import { assess } from './assess.js';
 import { timedRequest, transportOf, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
@@ -19,7 +20,7 @@ export const runUrl: CheckRunner<UrlRequest> = async (job, ctx) => {
       keepBodyBytes: 0,
     });
     const assertions = req.assertions ?? [];
-    const outcomes = evaluateAssertions(assertions, () => res.status);
+    const outcomes = await assess(assertions, () => res.status);
     const failed = outcomes.find((o) => !o.passed);
     // Without assertions, any answer below 400 is a pass, as a browser would see it.
     const error = failed ? describeFailure(failed) : assertions.length === 0 && res.status >= 400 ? `status code ${res.status}` : null;

@@ -24,8 +24,8 @@ function isNumeric(v: unknown): boolean {
   return typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)));
 }
 
-/** Applies the assertion's regex, if any: the first capture group, else the whole match, else null. */
-function extract(actual: Actual, regex: string | null | undefined): Actual {
+/** The assertion's regex applied to a value: the first capture group, else the whole match, else null. */
+export function regexExtract(actual: Actual, regex: string | null | undefined): Actual {
   if (!regex || actual === null || typeof actual === 'object') return actual;
   const m = new RegExp(regex).exec(String(actual));
   if (!m) return null;
@@ -84,33 +84,49 @@ export function compare(comparison: string, actual: Actual, target: string): boo
   }
 }
 
-/** Evaluates assertions against the values a runner collected, keyed by source. */
-export function evaluateAssertions(assertions: readonly Assertion[], actualOf: (a: Assertion) => Actual): AssertionOutcome[] {
-  return assertions.map((a) => {
-    const target = a.target === undefined ? '' : String(a.target);
-    let actual: Actual;
-    let passed: boolean;
-    let error: string | undefined;
+/** Judges one assertion against the value found for it (after any regex), or the error finding it. */
+export function judge(a: Assertion, found: Actual | Error): AssertionOutcome {
+  const target = a.target === undefined ? '' : String(a.target);
+  let actual: Actual = null;
+  let passed = false;
+  let error: string | undefined;
+  if (found instanceof Error) error = found.message;
+  else {
+    actual = found;
     try {
-      actual = extract(actualOf(a), a.regex);
       passed = compare(a.comparison, actual, target);
     } catch (err) {
-      actual = null;
-      passed = false;
       error = (err as Error).message;
     }
-    // One literal (no spread of a common base): this runs for every assertion of every run.
-    const outcome: AssertionOutcome = {
-      source: a.source,
-      comparison: a.comparison,
-      property: a.property ?? '',
-      target,
-      regex: a.regex ?? null,
-      actual,
-      passed,
-    };
-    if (error !== undefined) outcome.error = error;
-    return outcome;
+  }
+  // One literal (no spread of a common base): this runs for every assertion of every run.
+  const outcome: AssertionOutcome = {
+    source: a.source,
+    comparison: a.comparison,
+    property: a.property ?? '',
+    target,
+    regex: a.regex ?? null,
+    actual,
+    passed,
+  };
+  if (error !== undefined) outcome.error = error;
+  return outcome;
+}
+
+/**
+ * Evaluates assertions against the values a runner collected, keyed by source, in this thread.
+ * Only for values a user's pattern cannot make slow; runners judge regexes and JSONPath through
+ * `assess` (src/checks/assess.ts), which bounds their time.
+ */
+export function evaluateAssertions(assertions: readonly Assertion[], actualOf: (a: Assertion) => Actual): AssertionOutcome[] {
+  return assertions.map((a) => {
+    let found: Actual | Error;
+    try {
+      found = regexExtract(actualOf(a), a.regex);
+    } catch (err) {
+      found = err as Error;
+    }
+    return judge(a, found);
   });
 }
 

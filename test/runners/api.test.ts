@@ -83,6 +83,45 @@ describe('API runner', () => {
     expect(res(notJson).body).toBe('ok');
   });
 
+  it('stops a backtracking regex at the time limit without stalling the agent', async () => {
+    // A loop that must keep turning while the regex runs: the agent's own work goes on.
+    let longestGap = 0;
+    let last = performance.now();
+    const beat = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 10);
+    const evil = await run(
+      job({
+        method: 'POST',
+        url: `${web.url}/echo`,
+        bodyType: 'RAW',
+        body: `${'a'.repeat(31)}!`,
+        assertions: [
+          { source: 'JSON_BODY', property: '$.body', comparison: 'NOT_NULL', regex: '^(a+)+$' },
+          { source: 'JSON_BODY', property: '$.method', comparison: 'EQUALS', target: 'POST' },
+        ],
+      }),
+    );
+    clearInterval(beat);
+    expect(evil.error).toMatch(/regex "\^\(a\+\)\+\$" took longer than 1000 ms and was stopped/);
+    expect(evil.assertions[1]).toMatchObject({ passed: false, error: expect.stringMatching(/not evaluated/) });
+    expect(longestGap).toBeLessThan(500);
+    // The next run's regexes and JSONPath work as before, in a fresh worker.
+    const next = await run(
+      job({
+        url: `${web.url}/json`,
+        assertions: [
+          { source: 'TEXT_BODY', comparison: 'EQUALS', target: 'up', regex: '"status":"(\\w+)"' },
+          { source: 'JSON_BODY', property: '$.items[*]', comparison: 'HAS_VALUE', target: '2' },
+        ],
+      }),
+    );
+    expect(next.error).toBeNull();
+    expect(next.assertions.map((a) => a.actual)).toEqual(['up', [1, 2, 3]]);
+  });
+
   it('sends form bodies with their content type', async () => {
     const out = await run(
       job({
