@@ -47,20 +47,25 @@ async function runService(withAgent: boolean): Promise<void> {
   const svc = await startService(config, log, { builtInAgent: withAgent });
   let agent: { stop(): Promise<void> } | null = null;
   if (withAgent) {
-    const { Agent } = await import('./agent/agent.js');
+    const { startBuiltInAgent } = await import('./agent/builtin.js');
     const { agentConfig } = await import('./agent/config.js');
-    const cfg = agentConfig({
+    const env = {
       ...process.env,
       JOB_CONCURRENCY: process.env.JOB_CONCURRENCY || '10',
       API_KEY: svc.internalAgentToken!,
       OUTPOST_URL: svc.baseUrl,
+    };
+    // Read here too, so a bad setting stops `outpost start` with its one-line message.
+    const cfg = agentConfig(env);
+    const builtIn = await startBuiltInAgent({
+      env,
+      spoolDir: `${config.dataDir}/agent-spool`,
+      logLevel: cfg.logLevel,
+      logFormat: cfg.logFormat,
+      stopTimeoutMs: cfg.shutdownGraceMs + 5000,
     });
-    const a = new Agent(
-      { ...cfg, healthServer: false, spoolDir: `${config.dataDir}/agent-spool` },
-      createLogger('outpost-agent', config.logLevel, config.logFormat),
-    );
-    await a.start();
-    agent = a;
+    void builtIn.fatal.then((reason) => log.error({ reason }, 'the built-in agent stopped'));
+    agent = builtIn;
   }
   const lines = [
     '',

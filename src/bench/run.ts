@@ -10,6 +10,7 @@
 //     the agent's top speed and the CPU of agent and service per 1,000 checks.
 //  4. peers: blackbox_exporter's tcp_connect probe and a bare Node connect loop, closed-loop.
 
+import { benchRedos } from './redos.js';
 import { benchBrowser } from './browser.js';
 import net from 'node:net';
 import os from 'node:os';
@@ -155,7 +156,12 @@ async function main() {
   say(
     `Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`,
   );
-  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start' or 'browser'
+  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start', 'browser' or 'redos'
+  if (only === 'redos') {
+    target.close();
+    say(JSON.stringify(await benchRedos(say)));
+    return;
+  }
   if (only === 'start') {
     target.close();
     say(JSON.stringify(await benchStart(say)));
@@ -184,6 +190,7 @@ async function main() {
   if (!only) out.steadyRates = await benchSteady(say);
   if (!only) out.start = await benchStart(say);
   if (!only) out.browser = await benchBrowser(say);
+  if (!only) out.redos = await benchRedos(say);
   if (only === 'probes') {
     say('');
     say(JSON.stringify(out));
@@ -214,6 +221,11 @@ async function main() {
     say(`| \`outpost start\` first start on an empty data directory, s | ${fmt(start.firstStartSeconds, 2)} | ≤ 2 |`);
     say(`| \`outpost start\` idle RSS, whole process, 1,000 checks stored, MB | ${fmt(start.idleRssMb, 0)} | ≤ 150 |`);
   }
+  const redos = out.redos as Record<string, number> | undefined;
+  if (redos)
+    say(
+      `| API p99 while backtracking-regex checks run, ms (without them) | ${fmt(redos.apiP99Ms, 1)} (${fmt(redos.quietApiP99Ms, 1)}) | ≤ 100 |`,
+    );
   if (typeof bb === 'string') say(`| blackbox_exporter | ${bb} | |`);
   else {
     say(`| blackbox_exporter tcp_connect CPU-s per 1,000 (c=${PEER_CONCURRENCY}) | ${fmt(bb.cpuSecondsPer1000, 3)} | |`);

@@ -493,4 +493,41 @@ describe('outpost start', () => {
     expect(eu.body.every((r: any) => r.runLocation === 'eu-west-1')).toBe(true);
     expect(await svc.proc.kill('SIGTERM')).toBe(0);
   });
+
+  it("keeps the API answering while a check's regex backtracks, and fails that assertion", async () => {
+    const svc = await startService({}, 'start');
+    cleanup.push(() => svc.proc.kill('SIGKILL'));
+    const web = await httpServer();
+    cleanup.push(() => web.close());
+    const res = await svc.api('POST', '/v1/checks/api', {
+      name: 'redos',
+      frequency: 0,
+      frequencyOffset: 10,
+      locations: ['eu-west-1'],
+      request: {
+        method: 'POST',
+        url: `${web.url}/echo`,
+        bodyType: 'RAW',
+        body: `${'a'.repeat(31)}!`,
+        // Unbounded, this regex backtracks for over a minute against that body.
+        assertions: [{ source: 'JSON_BODY', property: '$.body', comparison: 'NOT_NULL', regex: '^(a+)+$' }],
+      },
+    });
+    expect(res.status).toBe(201);
+    let slowest = 0;
+    const result = await eventually(
+      async () => {
+        const t0 = performance.now();
+        const rs = await results(svc, res.body.id);
+        slowest = Math.max(slowest, performance.now() - t0);
+        return rs[0];
+      },
+      30_000,
+      25,
+    );
+    expect(result.hasFailures).toBe(true);
+    expect(JSON.stringify(result)).toMatch(/the regex .+ took longer than 1000 ms and was stopped/);
+    // Frozen, a request would wait out the whole backtrack; `npm run bench` measures the p99.
+    expect(slowest).toBeLessThan(1000);
+  });
 });
