@@ -1,6 +1,7 @@
 // The agent's lifecycle: register, pull jobs into a concurrency-limited queue, run them,
 // deliver results (through the disk spool when the service is away), shut down gracefully.
 
+import { TargetGuard } from '../domain/target-guard.js';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type http from 'node:http';
@@ -82,6 +83,7 @@ export class Agent {
   /** Browser jobs leased and not yet finished: they hold browser slots. */
   private browserHeld = 0;
   private browser: BrowserEnv | undefined;
+  private guard: TargetGuard | undefined;
   private failWith: (err: Error) => void = () => {};
   /** Settles when the agent cannot go on (the service speaks another protocol version). */
   readonly fatal = new Promise<Error>((resolve) => {
@@ -97,6 +99,7 @@ export class Agent {
     // Every running job listens on this signal: as many listeners as slots is no leak.
     setMaxListeners(config.concurrency + 10, this.abortRunning.signal);
     this.spool = new Spool(config.spoolDir);
+    if (config.blockPrivateTargets) this.guard = new TargetGuard(config.privateTargetsAllowed);
     this.events = new EventReporter((batch) => this.client.events(batch));
     if (config.profile === 'full') this.browser = this.browserEnv();
   }
@@ -368,6 +371,7 @@ export class Agent {
         log: this.log,
         browser: this.browser,
         osResolver: this.config.useOsDnsResolver,
+        guard: this.guard,
       });
     } catch (err) {
       // A runner that throws is a bug in the agent, not in the target: say so, keep serving.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { int, str, oneOf, url, ConfigError } from '../config.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log.js';
 import { DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
+import { parseCidr } from '../domain/target-guard.js';
 
 /** One browser slot per 1.5 GB of memory, and no more than there are cores. */
 function defaultBrowserSlots(): number {
@@ -33,6 +34,10 @@ export interface AgentConfig {
   runtimes: string[] | null;
   runtimesDir: string;
   chromiumPath: string;
+  /** Refuse targets at loopback, link-local and private addresses (OUTPOST_BLOCK_PRIVATE_TARGETS)… */
+  blockPrivateTargets: boolean;
+  /** …except these CIDR ranges (OUTPOST_PRIVATE_TARGETS_ALLOWED). */
+  privateTargetsAllowed: string[];
 }
 
 export function agentConfig(env: Record<string, string | undefined> = process.env): AgentConfig {
@@ -62,5 +67,15 @@ export function agentConfig(env: Record<string, string | undefined> = process.en
     runtimes: env.OUTPOST_RUNTIMES ? env.OUTPOST_RUNTIMES.split(/[\s,]+/).filter(Boolean) : null,
     runtimesDir: str(env, 'OUTPOST_RUNTIMES_DIR', DEFAULT_RUNTIMES_DIR),
     chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
+    blockPrivateTargets: oneOf(env, 'OUTPOST_BLOCK_PRIVATE_TARGETS', ['true', 'false'] as const, 'false') === 'true',
+    privateTargetsAllowed: cidrs(env, 'OUTPOST_PRIVATE_TARGETS_ALLOWED'),
   };
+}
+
+function cidrs(env: Record<string, string | undefined>, name: string): string[] {
+  const list = (env[name] ?? '').split(/[\s,]+/).filter(Boolean);
+  const bad = list.find((c) => parseCidr(c) === null);
+  if (bad !== undefined)
+    throw new ConfigError(`${name} must list addresses or CIDR ranges (10.1.0.0/16, fd00::/8); got ${JSON.stringify(bad)}`);
+  return list;
 }

@@ -11,7 +11,7 @@ import { assess, InDocument } from './assess.js';
 import type { CheckRunner } from './types.js';
 import type { DnsRequest } from '../domain/check-types/dns.js';
 import { untilDeadline } from './deadline.js';
-import { RunTimeoutError } from './errors.js';
+import { RunTimeoutError, TargetRefusedError } from './errors.js';
 import { udpExchange, type UdpExchange } from './udp-exchange.js';
 
 const packet = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
@@ -55,10 +55,16 @@ export const runDns: CheckRunner<DnsRequest> = async (job, ctx) => {
       flags: packet.RECURSION_DESIRED,
       questions: [{ type: req.recordType as DnsPacket.RecordType, name: req.query, class: 'IN' }],
     });
+    // The system's own name server is the operator's; a name server the check names is a target.
+    let address = server;
+    if (ctx.guard && req.nameServer) {
+      if (net.isIP(server) === 0) address = (await dns.promises.lookup(server)).address;
+      if (ctx.guard.refuses(address)) throw new TargetRefusedError(server, address);
+    }
     const raw =
       protocol === 'TCP'
-        ? await overTcp(query, server, port, ctx.deadline, ctx.signal)
-        : await overUdp(query, server, port, ctx.deadline, ctx.signal);
+        ? await overTcp(query, address, port, ctx.deadline, ctx.signal)
+        : await overUdp(query, address, port, ctx.deadline, ctx.signal);
     response = packet.decode(raw);
   } catch (err) {
     const total = performance.now() - t0;
@@ -66,7 +72,9 @@ export const runDns: CheckRunner<DnsRequest> = async (job, ctx) => {
     const error =
       e instanceof RunTimeoutError
         ? `Timed out after ${Math.round(total)} ms waiting for ${server}:${port} over ${protocol}`
-        : `${e.code ?? e.name}: ${e.message}`;
+        : e instanceof TargetRefusedError
+          ? e.message
+          : `${e.code ?? e.name}: ${e.message}`;
     return { responseTime: Math.round(total), error, assertions: [], detail: result(null, [], null, [], total, error) };
   }
   const total = performance.now() - t0;

@@ -34,3 +34,13 @@ export class CertificateRejectedError extends RunError {
     super('OUTPOST_CERT_REJECTED', `TLS certificate rejected: ${reason}`);
   }
 }
+
+/** The agent blocks private targets, and the check (or a redirect) led to one. */
+export class TargetRefusedError extends RunError {
+  constructor(host: string, address: string) {
+    super(
+      'OUTPOST_TARGET_REFUSED',
+      `refused to connect to ${host === address ? address : `${host} (${address})`}: a loopback, link-local or private address, and this agent blocks those (OUTPOST_BLOCK_PRIVATE_TARGETS)`,
+    );
+  }
+}

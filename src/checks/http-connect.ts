@@ -2,11 +2,12 @@
 // event: DNS lookup, TCP connect, the proxy's CONNECT tunnel (private locations with a proxyUrl),
 // and the TLS handshake. undici calls the connector this returns and speaks HTTP over its socket.
 
+import type { TargetGuard } from '../domain/target-guard.js';
 import dns from 'node:dns';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
-import { CertificateRejectedError, ProxyTunnelError } from './errors.js';
+import { CertificateRejectedError, ProxyTunnelError, TargetRefusedError } from './errors.js';
 
 export type HttpPhase = 'dns' | 'tcp' | 'proxy' | 'tls' | 'firstByte' | 'download';
 
@@ -55,6 +56,8 @@ export interface ConnectOptions {
   family: 4 | 6;
   proxyUrl?: string | null;
   skipSSL: boolean;
+  /** Refuses private addresses (each hop of a redirect connects anew, so each is checked). */
+  guard?: TargetGuard;
   /** Called with the socket HTTP will use, just before undici gets it; `plain`: not TLS. */
   onSocket(sock: net.Socket, plain: boolean): void;
 }
@@ -126,6 +129,8 @@ export function connectorFor(conn: Connection, o: ConnectOptions) {
     const afterLookup = (err: Error | null, address?: string) => {
       conn.lookupAt = performance.now();
       if (err) return cb(err, null);
+      // Through a proxy the proxy resolves the target: it is the location operator's to police.
+      if (!proxy && o.guard?.refuses(address!)) return cb(new TargetRefusedError(host, address!), null);
       conn.phase = 'tcp';
       conn.remoteAddress = address!;
       const raw = net.connect({

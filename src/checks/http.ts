@@ -6,6 +6,7 @@
 // closed after the run: a check measures a fresh connection every time, as a user's first visit
 // would.
 
+import type { TargetGuard } from '../domain/target-guard.js';
 import { STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
@@ -64,6 +65,7 @@ export interface Transport {
   ipFamily: 'IPv4' | 'IPv6';
   deadline: number;
   signal: AbortSignal;
+  guard?: TargetGuard;
 }
 
 /** What URL and API checks set alike: their transport options, with the spec's defaults, and the run's limits. */
@@ -74,6 +76,7 @@ export function transportOf(r: { followRedirects?: boolean; skipSSL?: boolean; i
     ipFamily: r.ipFamily ?? 'IPv4',
     deadline: ctx.deadline,
     signal: ctx.signal,
+    guard: ctx.guard,
   };
 }
 
@@ -117,6 +120,7 @@ async function once(req: HttpRequest, url: string, method: string, body: string 
       family,
       proxyUrl: req.proxyUrl,
       skipSSL: req.transport.skipSSL,
+      guard: req.transport.guard,
       onSocket: (sock, plain) => clock.watch(sock, plain),
     }),
   } as unknown as ConstructorParameters<typeof Client>[1]);

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pingerFor, type Pinger } from './icmp-socket.js';
 import { describeFailure, type Actual } from '../domain/assertions.js';
 import { assess, InDocument } from './assess.js';
+import { TargetRefusedError } from './errors.js';
 import type { CheckRunner, RunContext } from './types.js';
 import type { IcmpRequest } from '../domain/check-types/icmp.js';
 
@@ -51,13 +52,22 @@ const INTERVAL_MS = 200; // as ping -i 0.2
 const REPLY_WAIT_MS = 1000; // as ping -W 1
 
 /** Echo requests every 200 ms over the shared socket until count are sent or time is up. */
-async function exchange(pinger: Pinger, req: IcmpRequest, count: number, family: 4 | 6, ctx: RunContext): Promise<PingSummary> {
+/** The address to ping, or the summary of a run that cannot send (no address, or a refused one). */
+async function addressOf(req: IcmpRequest, family: 4 | 6, ctx: RunContext): Promise<string | PingSummary> {
   let address: string;
   try {
     address = (await lookup(req.hostname, { family })).address;
   } catch {
     return { address: null, sent: 0, received: 0, latency: null, error: `DNS lookup of ${req.hostname} failed` };
   }
+  if (ctx.guard?.refuses(address))
+    return { address, sent: 0, received: 0, latency: null, error: new TargetRefusedError(req.hostname, address).message };
+  return address;
+}
+
+async function exchange(pinger: Pinger, req: IcmpRequest, count: number, family: 4 | 6, ctx: RunContext): Promise<PingSummary> {
+  const address = await addressOf(req, family, ctx);
+  if (typeof address !== 'string') return address;
   const replies: Promise<number | null>[] = [];
   try {
     for (let i = 0; i < count && !ctx.signal.aborted; i++) {
@@ -76,11 +86,18 @@ async function exchange(pinger: Pinger, req: IcmpRequest, count: number, family:
 
 /** The same exchange made by the system's ping program. */
 async function exchangeWithPing(req: IcmpRequest, count: number, six: boolean, ctx: RunContext): Promise<PingSummary> {
+  // ping resolves names itself; with the guard on, it is given the address the guard passed.
+  let target = req.hostname;
+  if (ctx.guard) {
+    const address = await addressOf(req, six ? 6 : 4, ctx);
+    if (typeof address !== 'string') return address;
+    target = address;
+  }
   const seconds = Math.max(1, Math.floor((ctx.deadline - Date.now()) / 1000));
   const run = await new Promise<{ out: string; err: string; code: number | null; spawnError?: string }>((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn('ping', [six ? '-6' : '-4', '-n', '-c', String(count), '-i', '0.2', '-W', '1', '-w', String(seconds), req.hostname], {
+      child = spawn('ping', [six ? '-6' : '-4', '-n', '-c', String(count), '-i', '0.2', '-W', '1', '-w', String(seconds), target], {
         env: {},
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -13,7 +13,7 @@ import { assess } from './assess.js';
 import type { CheckRunner } from './types.js';
 import type { TcpRequest } from '../domain/check-types/tcp.js';
 import { untilDeadline } from './deadline.js';
-import { RunTimeoutError } from './errors.js';
+import { RunTimeoutError, TargetRefusedError } from './errors.js';
 
 const DATA_SOURCES = new Set(['RESPONSE_DATA', 'TEXT_BODY']);
 
@@ -46,6 +46,7 @@ export const runTcp: CheckRunner<TcpRequest> = async (job, ctx) => {
       address = await withDeadline(resolve(req.hostname, family, ctx.osResolver === true), ctx.deadline, ctx.signal);
     }
     timings.dns = performance.now() - t0;
+    if (ctx.guard?.refuses(address)) throw new TargetRefusedError(req.hostname, address);
     phase = 'connecting to';
     received = await exchange(address, req.port, family, req.data ?? null, dataAssertions, ctx.deadline, ctx.signal, (p, at) => {
       phase = p;
@@ -55,6 +56,8 @@ export const runTcp: CheckRunner<TcpRequest> = async (job, ctx) => {
     const e = err as NodeJS.ErrnoException;
     if (e instanceof RunTimeoutError || e.name === 'AbortError') {
       error = `Timed out after ${Math.round(performance.now() - t0)} ms while ${phase} ${req.hostname}:${req.port}`;
+    } else if (e instanceof TargetRefusedError) {
+      error = e.message;
     } else if (
       e.code === 'ENOTFOUND' ||
       e.code === 'EAI_AGAIN' ||

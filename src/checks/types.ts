@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import type { Job, ProbeOutcome } from '../domain/run.js';
 import type { BrowserServers } from './pw/browser-server.js';
+import type { TargetGuard } from '../domain/target-guard.js';
 
 export interface RunContext {
   /** Aborted when the job's deadline passes or the agent gives up on it. */
@@ -12,6 +13,8 @@ export interface RunContext {
   browser?: BrowserEnv;
   /** TCP checks resolve names through the operating system (USE_OS_DNS_RESOLVER), not DNS directly. */
   osResolver?: boolean;
+  /** Present when the agent blocks private targets: every address a run connects to passes it. */
+  guard?: TargetGuard;
 }
 
 export interface ArtifactLink {

@@ -98,6 +98,16 @@ describe('agent and service, end to end', () => {
     expect((await svc.api('GET', `/v1/check-results/${checkId}?hasFailures=false`)).body).toEqual([]);
   });
 
+  it('with OUTPOST_BLOCK_PRIVATE_TARGETS, refuses a loopback target and says why', async () => {
+    const { svc, pl } = await setup({}, { OUTPOST_BLOCK_PRIVATE_TARGETS: 'true' });
+    const echo = await target({});
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: echo.port });
+    const r = await firstResult(svc, checkId);
+    expect(r.hasFailures).toBe(true);
+    expect(r.errorMessage).toMatch(/refused to connect to 127\.0\.0\.1: a loopback, link-local or private address/);
+    expect(echo.connections).toBe(0);
+  });
+
   it('refuses a revoked key: the agent turns not-ready', async () => {
     const { svc, pl, agent } = await setup();
     await eventually(async () => (await readiness(agent)) === 200);

@@ -50,7 +50,7 @@ function handler(seen: HttpTarget['seen']): http.RequestListener {
           return;
         }
         case '/redirect':
-          res.writeHead(302, { location: '/ok' });
+          res.writeHead(302, { location: u.searchParams.get('to') ?? '/ok' });
           return res.end();
         case '/fail':
           res.writeHead(503, { 'content-type': 'text/plain' });

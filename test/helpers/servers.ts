@@ -5,6 +5,8 @@ import net from 'node:net';
 export interface TcpTarget {
   port: number;
   host: string;
+  /** Connections accepted so far. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -14,7 +16,9 @@ export function tcpServer(
 ): Promise<TcpTarget> {
   const host = opts.host ?? '127.0.0.1';
   const sockets = new Set<net.Socket>();
+  let connections = 0;
   const server = net.createServer((s) => {
+    connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
     s.on('error', () => {});
@@ -33,6 +37,9 @@ export function tcpServer(
       resolve({
         port: (server.address() as net.AddressInfo).port,
         host,
+        get connections() {
+          return connections;
+        },
         close: () =>
           new Promise<void>((r) => {
             for (const s of sockets) s.destroy();
