@@ -13,6 +13,12 @@ interface Input {
   timeoutMs: number;
 }
 
+// A promise the script rejects and leaves unhandled fails the run, its logs kept (unhandled, it
+// would end this process before it could report).
+const rejections: unknown[] = [];
+process.on('unhandledRejection', (reason) => rejections.push(reason));
+const describe = (e: unknown) => ((e as Error)?.message ? (e as Error).message : String(e));
+
 let raw = '';
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (d) => (raw += d));
@@ -39,10 +45,16 @@ process.stdin.on('end', () => {
     error =
       e && e.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT'
         ? `the script ran longer than ${input.timeoutMs} ms`
-        : `the script threw: ${e?.message ? e.message : String(e)}`;
+        : `the script threw: ${describe(e)}`;
   }
+  // Rejections are told apart from handled promises once the script's microtasks have run.
+  setImmediate(() => report(context, logs, error));
+});
+
+function report(context: vm.Context, logs: string[], thrown: string | null): void {
+  const error = thrown ?? (rejections.length > 0 ? `the script rejected a promise: ${describe(rejections[0])}` : null);
   const out = vm.runInContext('JSON.stringify({ request: globalThis.request, logs: globalThis.__logs })', context) as string;
   const parsed = JSON.parse(out) as { request: unknown; logs: string[] };
   logs.push(...parsed.logs.slice(0, 100));
   process.stdout.write(JSON.stringify({ request: parsed.request, logs, error }));
-});
+}

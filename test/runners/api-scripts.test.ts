@@ -68,6 +68,9 @@ describe('API check scripts', () => {
     expect((await run(job(`const a = []; for (;;) a.push(new Array(1e6).fill(1));`))).error).toBe(
       'setup failed: the script ran out of memory (limit 64 MB)',
     );
+    const rejected = await run(job(`console.log('fetching token'); Promise.reject(new Error('no token'))`));
+    expect(rejected.error).toBe('setup failed: the script rejected a promise: no token');
+    expect((rejected.detail.apiCheckResult as any).jobLog.scripts).toEqual(['fetching token']);
   });
 
   it('a teardown script reads the response and fails the run by throwing', async () => {
