@@ -1,6 +1,6 @@
 // Fastify wiring: validation compilers, the spec's error body, authentication, route plugins.
 
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, countingFailures, errorBody } from './errors.js';
@@ -56,8 +56,27 @@ function describeValidation(errors: ErrorObject[], context: string): { message: 
 const KEY_CACHE_MS = 10_000;
 
 export async function buildServer(deps: Deps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: deps.config.bodyLimitBytes, return503OnClosing: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: deps.config.bodyLimitBytes,
+    return503OnClosing: true,
+    // Errors Fastify raises before a route runs (a path that is not valid percent-encoded UTF-8,
+    // a path parameter past its length limit) get the same error body as everything else.
+    frameworkErrors: (err, _req, reply: FastifyReply) => {
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const message =
+        status === 414
+          ? 'A path parameter is longer than the API takes'
+          : 'The URL is not valid: a path parameter or query string is not valid percent-encoded UTF-8';
+      void reply.code(status).send(errorBody(status, message, { code: err.code }));
+    },
+  });
   app.setValidatorCompiler(compilers());
+  // LOG_LEVEL=DEBUG lists every route at start: for operators' tooling (and the fuzz test).
+  const routes: string[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) if (m !== 'HEAD') routes.push(`${m} ${r.url}`);
+  });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ApiError) {
@@ -138,5 +157,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
   ]) {
     await app.register(plugin, deps);
   }
+  await app.ready();
+  deps.log.debug({ routes }, 'routes');
   return app;
 }
