@@ -258,6 +258,36 @@ describe('agent and service, end to end', () => {
     expect(done.body.results).toHaveLength(1);
   });
 
+  it('brings a burst of sessions to a final status across a kill -9 of the service, no result lost or doubled', async () => {
+    const { svc, pl } = await setup({}, { JOB_CONCURRENCY: '4' });
+    const echo = await target({ delayMs: 200, reply: () => 'OK' });
+    const checkIds: string[] = [];
+    for (let i = 0; i < 8; i++)
+      checkIds.push(await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: echo.port, data: 'GO' }, { activated: false }));
+    const sessions: { checkSessionId: string; checkId: string }[] = [];
+    for (let round = 0; round < 3; round++) {
+      const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: checkIds } });
+      expect(trig.status).toBe(201);
+      sessions.push(...trig.body.sessions);
+    }
+    expect(sessions).toHaveLength(24);
+    // Die mid-burst: some results stored, others running on the agent or waiting in the queue.
+    await eventually(async () => (await results(svc, checkIds[0]!)).length > 0);
+    await svc.proc.kill('SIGKILL');
+    await svc.restart();
+    for (const s of sessions) {
+      const done = await svc.api('GET', `/v2/check-sessions/${s.checkSessionId}/completion?maxWaitSeconds=30`);
+      expect(done.status).toBe(200);
+      expect(done.body).toMatchObject({ checkSessionId: s.checkSessionId, status: 'PASSED' });
+      expect(done.body.results).toHaveLength(1);
+    }
+    for (const id of checkIds) {
+      const rs = await results(svc, id);
+      expect(rs).toHaveLength(3);
+      expect(new Set(rs.map((r) => r.checkRunId)).size).toBe(3);
+    }
+  });
+
   it('drops runs no agent picks up in time, and counts them', async () => {
     const svc = await startService({ OUTPOST_UNCLAIMED_RUN_TTL_SECONDS: '1' });
     cleanup.push(() => svc.proc.kill('SIGKILL'));
