@@ -24,7 +24,15 @@ export async function startStack(opts: {
 }): Promise<Stack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-'));
   const key = `bench-${Date.now()}-key-0123456789`;
-  const svc = launch(['service'], { PORT: '0', OUTPOST_DATA_DIR: dir, OUTPOST_API_KEY: key, LOG_LEVEL: 'WARN', ...opts.env });
+  // No request limit: check creation is measured at full speed.
+  const svc = launch(['service'], {
+    PORT: '0',
+    OUTPOST_DATA_DIR: dir,
+    OUTPOST_API_KEY: key,
+    LOG_LEVEL: 'WARN',
+    OUTPOST_API_RATE_LIMIT_PER_SECOND: '0',
+    ...opts.env,
+  });
   const line = await svc.waitFor((l) => l.includes('Base URL'));
   const base = line.split('Base URL:')[1].trim();
   const api = async (method: string, p: string, body?: unknown) => {

@@ -22,7 +22,16 @@ export interface StartFigures {
 export async function benchStart(say: (s: string) => void, env: Record<string, string> = {}): Promise<StartFigures> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-start-'));
   const apiKey = 'bench-start-key-0123456789';
-  const procEnv = { PORT: '0', OUTPOST_DATA_DIR: dataDir, OUTPOST_API_KEY: apiKey, LOG_LEVEL: 'WARN', LOG_FORMAT: 'json', ...env };
+  // No request limit: check creation is measured at full speed.
+  const procEnv = {
+    PORT: '0',
+    OUTPOST_DATA_DIR: dataDir,
+    OUTPOST_API_KEY: apiKey,
+    LOG_LEVEL: 'WARN',
+    LOG_FORMAT: 'json',
+    OUTPOST_API_RATE_LIMIT_PER_SECOND: '0',
+    ...env,
+  };
   const start = async () => {
     const t0 = process.hrtime.bigint();
     const svc = launch(['start'], procEnv);

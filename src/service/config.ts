@@ -21,6 +21,7 @@ export interface ServiceConfig {
   bodyLimitBytes: number;
   /** Failed authentications an address may make in a minute before it is answered 429. */
   authFailuresPerMinute: number;
+  apiRatePerSecond: number;
   /** A due run no agent leases within this window is dropped (the spec's 6 minutes). */
   unclaimedRunTtlMs: number;
   /** Base of heartbeat ping addresses; default: the service's base URL + /ping. */
@@ -57,6 +58,7 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
     pollSeconds: int(env, 'OUTPOST_POLL_SECONDS', 25, 1, 120),
     bodyLimitBytes: int(env, 'OUTPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 150 * 1024 * 1024),
     authFailuresPerMinute: int(env, 'OUTPOST_AUTH_FAILURES_PER_MINUTE', 30, 1, 100_000),
+    apiRatePerSecond: int(env, 'OUTPOST_API_RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000),
     pingUrl: env.PING_URL ? url(env, 'PING_URL', '') : null,
     runtimesDir: str(env, 'OUTPOST_RUNTIMES_DIR', DEFAULT_RUNTIMES_DIR),
     artifactsDir: str(env, 'OUTPOST_ARTIFACTS_DIR', path.join(str(env, 'OUTPOST_DATA_DIR', './data'), 'artifacts')),

@@ -1,3 +1,4 @@
+import type { KeyRateLimit } from './rate-limit.js';
 import type { Store } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceConfig } from './config.js';
@@ -35,6 +36,7 @@ export interface Deps {
   runtimes: RuntimeRecord[];
   /** Addresses that failed to authenticate, API and agent keys alike. */
   authFailures: AuthFailures;
+  rateLimit: KeyRateLimit;
   /** The built-in agent's credential, when `outpost start` runs one. */
   internalAgentToken: string | null;
 }

@@ -22,6 +22,14 @@ export const badRequest = (field: string, message: string, rule = 'invalid') => 
 export const tooManyFailures = (retryAfterSeconds: number) =>
   new ApiError(429, `Too many failed authentications from this address: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
 
+/** The key sent more requests than its rate allows; the error handler sends Retry-After. */
+export const tooManyRequests = (perSecond: number, retryAfterSeconds: number) =>
+  new ApiError(
+    429,
+    `Too many requests with this key: at most ${perSecond} a second on average (OUTPOST_API_RATE_LIMIT_PER_SECOND); try again in ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
+  );
+
 /** Runs an authentication, counting its failure (a 401) against the caller's address. */
 export async function countingFailures<T>(
   failures: { retryAfter(a: string): number; failed(a: string): void },

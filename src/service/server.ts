@@ -3,7 +3,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { ApiError, countingFailures, errorBody } from './errors.js';
+import { ApiError, countingFailures, errorBody, tooManyRequests } from './errors.js';
 import { unstorableTextAt } from '../domain/text.js';
 import type { Deps } from './deps.js';
 import accounts from './routes/accounts.js';
@@ -119,6 +119,8 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
       keyCache.set(raw, hit);
     }
     if (!hit.accountId) throw new ApiError(401, 'Invalid API key');
+    const wait = deps.rateLimit.take(`api ${raw}`);
+    if (wait > 0) throw tooManyRequests(deps.rateLimit.perSecond, wait);
     const claimed = req.headers['x-service-account'] ?? req.headers['x-checkly-account'];
     if (claimed !== undefined && claimed !== hit.accountId)
       throw new ApiError(401, 'The API key does not belong to the account named in the account header');

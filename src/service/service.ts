@@ -1,5 +1,6 @@
 // Composes the service: database, job queue, scheduler, HTTP server.
 
+import { KeyRateLimit } from './rate-limit.js';
 import { randomBytes } from 'node:crypto';
 import { openStore } from './store/index.js';
 import { JobQueue } from './jobs.js';
@@ -65,6 +66,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     sessions,
     internalAgentToken,
     authFailures: new AuthFailures(config.authFailuresPerMinute),
+    rateLimit: new KeyRateLimit(config.apiRatePerSecond),
     runtimes: loadRuntimes(config.runtimesDir),
     artifacts: new DiskArtifactStore(config.artifactsDir),
     baseUrl: () => baseUrl,

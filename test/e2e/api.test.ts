@@ -51,6 +51,34 @@ describe('authentication', () => {
       await guarded.stop();
     }
   });
+  it('slows a key that sends more than its rate (429, Retry-After); other keys go on', async () => {
+    // 2 a second with 20 in the bucket: the 21st request in a quick run waits.
+    const limited = await startService({ OUTPOST_API_RATE_LIMIT_PER_SECOND: '2' });
+    try {
+      const pl = await createPrivateLocation(limited);
+      let passed = 0;
+      let refused: Awaited<ReturnType<Service['api']>> | undefined;
+      for (let i = 0; i < 100 && !refused; i++) {
+        const res = await limited.api('GET', '/v1/checks');
+        if (res.status === 200) passed++;
+        else refused = res;
+      }
+      // The burst (less the private location's creation), and then, not long after, a refusal.
+      expect(passed).toBeGreaterThanOrEqual(19);
+      expect(passed).toBeLessThan(100);
+      expectError(refused!, 429, /Too many requests with this key: at most 2 a second/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // A private-location key has a bucket of its own.
+      const agent = await fetch(`${limited.baseUrl}/agent/v1/register`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${pl.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agentId: 'a', version: '1.0.0' }),
+      });
+      expect(agent.status).toBeLessThan(400);
+    } finally {
+      await limited.stop();
+    }
+  });
   it('takes the account from x-service-account or x-checkly-account, and refuses another account', async () => {
     expect((await svc.api('GET', '/v1/checks', undefined, { 'x-service-account': svc.accountId })).status).toBe(200);
     expect((await svc.api('GET', '/v1/checks', undefined, { 'x-checkly-account': svc.accountId })).status).toBe(200);

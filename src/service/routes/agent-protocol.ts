@@ -6,7 +6,7 @@ import { timingSafeEqual, randomUUID } from 'node:crypto';
 import { TooLarge } from '../artifacts/store.js';
 import { discard } from '../../stream-memory.js';
 import { LOCATIONS, ARTIFACT_MAX_BYTES } from '../../domain/limits.js';
-import { ApiError, countingFailures } from '../errors.js';
+import { ApiError, countingFailures, tooManyRequests } from '../errors.js';
 import { hashKey } from '../secrets.js';
 import type { Deps } from '../deps.js';
 import type { Lessee } from '../jobs.js';
@@ -121,6 +121,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       grant = { keyId: loc.key_id, privateLocationId: loc.id, accountId: loc.account_id, slugName: loc.slug_name, proxyUrl: loc.proxy_url };
       deps.agents.cacheGrant(hash, grant);
     }
+    const wait = deps.rateLimit.take(`agent ${grant.keyId}`);
+    if (wait > 0) throw tooManyRequests(deps.rateLimit.perSecond, wait);
     const last = lastSeenWrite.get(grant.privateLocationId) ?? 0;
     if (Date.now() - last > SEEN_WRITE_INTERVAL_MS) {
       lastSeenWrite.set(grant.privateLocationId, Date.now());
