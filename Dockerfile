@@ -19,7 +19,7 @@ RUN npm run build && npm run build:native && npm prune --omit=dev
 FROM node:20-bookworm-slim
 ARG RUNTIMES="2026.04"
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-liberation ffmpeg ca-certificates tini iputils-ping \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation ffmpeg ca-certificates tini iputils-ping bubblewrap \
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --create-home --home-dir /home/outpost outpost \
  && mkdir -p /var/lib/outpost/spool && chown -R outpost:outpost /var/lib/outpost

@@ -1,6 +1,7 @@
 // The agent's lifecycle: register, pull jobs into a concurrency-limited queue, run them,
 // deliver results (through the disk spool when the service is away), shut down gracefully.
 
+import { Sandbox } from '../checks/sandbox.js';
 import { TargetGuard } from '../domain/target-guard.js';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -119,6 +120,10 @@ export class Agent {
       runtimesDir: this.config.runtimesDir,
       chromiumPath: this.config.chromiumPath,
       carried: new Set(wanted.filter((r) => installed.has(r))),
+      // Known once start() has tried one.
+      sandbox: null,
+      sandboxMissing: 'the sandbox has not been tried yet',
+      sandboxRequired: this.config.sandbox === 'required',
       upload: (job, file, name, contentType) => this.client.uploadArtifact(job.id, file, name, contentType),
     };
   }
@@ -138,6 +143,15 @@ export class Agent {
       this.log.info({ port: typeof addr === 'object' && addr ? addr.port : this.config.healthPort }, 'health server listening');
     }
     this.log.info({ icmp: icmpEngine() }, 'ICMP checks will use this');
+    if (this.browser) {
+      const { sandbox, reason } = await Sandbox.detect(this.config.sandbox, [this.config.runtimesDir]);
+      Object.assign(this.browser, { sandbox, sandboxMissing: reason });
+      if (sandbox) this.log.info('browser, multi-step and Playwright checks run in a sandbox of their own');
+      else if (this.config.sandbox === 'required')
+        this.log.error({ reason }, 'browser checks will fail: OUTPOST_SANDBOX=required and no sandbox');
+      else if (this.config.sandbox === 'auto')
+        this.log.warn({ reason }, 'browser checks run WITHOUT a sandbox: their scripts can see this agent (see README, "Sandbox")');
+    }
     if (!this.spool.empty) this.drain();
     this.pulling = this.pullLoop();
   }
@@ -160,6 +174,7 @@ export class Agent {
       runtimes: [...(this.browser?.carried ?? [])],
       browserJobs: this.browserHeld,
       browserConcurrency: this.browser ? this.config.browserConcurrency : 0,
+      sandbox: this.browser ? (this.browser.sandbox ? 'bubblewrap' : this.browser.sandboxMissing) : null,
       spooled: !this.spool.empty,
       // Delivery trouble an operator must see: results the service refused are not retried.
       refusedResults: this.refused.count,

@@ -4,6 +4,7 @@ import { int, str, oneOf, url, ConfigError } from '../config.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log.js';
 import { DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
 import { parseCidr } from '../domain/target-guard.js';
+import { SANDBOX_MODES, type SandboxMode } from '../checks/sandbox.js';
 
 /** One browser slot per 1.5 GB of memory, and no more than there are cores. */
 function defaultBrowserSlots(): number {
@@ -34,6 +35,8 @@ export interface AgentConfig {
   runtimes: string[] | null;
   runtimesDir: string;
   chromiumPath: string;
+  /** Sandbox for user code: auto (when the host allows), required, off (OUTPOST_SANDBOX). */
+  sandbox: SandboxMode;
   /** Refuse targets at loopback, link-local and private addresses (OUTPOST_BLOCK_PRIVATE_TARGETS)… */
   blockPrivateTargets: boolean;
   /** …except these CIDR ranges (OUTPOST_PRIVATE_TARGETS_ALLOWED). */
@@ -67,6 +70,7 @@ export function agentConfig(env: Record<string, string | undefined> = process.en
     runtimes: env.OUTPOST_RUNTIMES ? env.OUTPOST_RUNTIMES.split(/[\s,]+/).filter(Boolean) : null,
     runtimesDir: str(env, 'OUTPOST_RUNTIMES_DIR', DEFAULT_RUNTIMES_DIR),
     chromiumPath: str(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
+    sandbox: oneOf(env, 'OUTPOST_SANDBOX', SANDBOX_MODES, 'auto'),
     blockPrivateTargets: oneOf(env, 'OUTPOST_BLOCK_PRIVATE_TARGETS', ['true', 'false'] as const, 'false') === 'true',
     privateTargetsAllowed: cidrs(env, 'OUTPOST_PRIVATE_TARGETS_ALLOWED'),
   };

@@ -1,7 +1,8 @@
 // npm run bench, browser part: browser checks per minute at JOB_CONCURRENCY 1 and 4, the
 // overhead of a run through Outpost against the same script run directly by Playwright's test
-// runner (as `npx playwright test` would), memory per concurrent browser job, and a 150 MB
-// artifact's upload: throughput and the peak memory of agent and service.
+// runner (as `npx playwright test` would), what the sandbox (a browser per job) costs against the
+// shared browser, memory per concurrent browser job, and a 150 MB artifact's upload: throughput
+// and the peak memory of agent and service.
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -10,7 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startStack, type Stack } from './stack.js';
-import { rssMb, sleep, treeCpuSeconds, treeRssMb } from './procs.js';
+import { machineCpuSeconds, rssMb, sleep, treeRssMb } from './procs.js';
 import { runtimeModules } from '../runtimes/catalog.js';
 import { CHROMIUM_FLAGS } from '../checks/pw/browser-server.js';
 import { DEFAULT_RUNTIME_ID } from '../domain/limits.js';
@@ -91,8 +92,9 @@ async function runSessions(stack: Stack, checkIds: string[]): Promise<void> {
   await Promise.all(sessions.map((s) => stack.api('GET', `/v2/check-sessions/${s.checkSessionId}/completion?maxWaitSeconds=300`)));
 }
 
-async function throughput(url: string, concurrency: number) {
-  const stack = await startStack({ concurrency, agentEnv: { BROWSER_CONCURRENCY: String(concurrency) } });
+/** `sandbox` off: the agent's shared browser, as before the sandbox; auto: a sandbox and browser per job. */
+async function throughput(url: string, concurrency: number, sandbox: 'auto' | 'off' = 'auto') {
+  const stack = await startStack({ concurrency, agentEnv: { BROWSER_CONCURRENCY: String(concurrency), OUTPOST_SANDBOX: sandbox } });
   try {
     const agent = stack.agent.child.pid!;
     const warm = await browserCheck(stack, scriptFor(url));
@@ -101,11 +103,11 @@ async function throughput(url: string, concurrency: number) {
     const ids = await Promise.all(Array.from({ length: concurrency * 4 }, () => browserCheck(stack, scriptFor(url))));
     let peak = idleRss;
     const sampler = setInterval(() => (peak = Math.max(peak, treeRssMb(agent))), 100);
-    const c0 = treeCpuSeconds(agent);
+    const c0 = machineCpuSeconds();
     const t0 = Date.now();
     await runSessions(stack, ids);
     const seconds = (Date.now() - t0) / 1000;
-    const cpu = treeCpuSeconds(agent) - c0;
+    const cpu = machineCpuSeconds() - c0;
     clearInterval(sampler);
     const perRun: number[] = [];
     if (concurrency === 1) {
@@ -119,7 +121,7 @@ async function throughput(url: string, concurrency: number) {
       concurrency,
       runs: ids.length,
       checksPerMinute: (ids.length / seconds) * 60,
-      agentCpuSecondsPerRun: cpu / ids.length,
+      cpuSecondsPerRun: cpu / ids.length,
       idleTreeRssMb: idleRss,
       rssPerConcurrentJobMb: (peak - idleRss) / concurrency,
       sequentialRunMs: perRun.length ? median(perRun) : null,
@@ -194,6 +196,7 @@ export async function benchBrowser(say: (s: string) => void): Promise<Record<str
     const script = scriptFor(web.url);
     const directRuns = await direct(script);
     const c1 = await throughput(web.url, 1);
+    const shared = await throughput(web.url, 1, 'off');
     const c4 = await throughput(web.url, 4);
     const upload = await upload150();
     const directMs = median(directRuns.map((r) => r.wallMs));
@@ -205,18 +208,23 @@ export async function benchBrowser(say: (s: string) => void): Promise<Record<str
     say(`| browser checks per minute, JOB_CONCURRENCY 1 | ${c1.checksPerMinute.toFixed(1)} | |`);
     say(`| browser checks per minute, JOB_CONCURRENCY 4 | ${c4.checksPerMinute.toFixed(1)} | |`);
     say(
-      `| agent CPU-s per run (c1 / c4; agent, runner and browser processes) | ${c1.agentCpuSecondsPerRun.toFixed(2)} / ${c4.agentCpuSecondsPerRun.toFixed(2)} | |`,
+      `| CPU-s per run, whole machine (c1 / c4; service, agent, runner, browser) | ${c1.cpuSecondsPerRun.toFixed(2)} / ${c4.cpuSecondsPerRun.toFixed(2)} | |`,
     );
     say(`| CPU-s per run of the direct runner (runner, worker, its own browser) | ${median(directRuns.map((r) => r.cpuS)).toFixed(2)} | |`);
     say(`| one run through Outpost (trigger → result), median ms | ${c1.sequentialRunMs} | |`);
     say(`| the same script with Playwright's test runner directly, median ms | ${directMs} | |`);
     say(`| ratio Outpost / direct | ${ratio.toFixed(2)} | ≤ 1.2 |`);
+    say(`| one run without the sandbox (the agent's shared browser), median ms | ${shared.sequentialRunMs} | |`);
+    say(
+      `| ratio sandboxed (own browser) / shared browser, per run | ${(c1.sequentialRunMs! / shared.sequentialRunMs!).toFixed(2)} | ≤ 1.3 |`,
+    );
+    say(`| CPU-s per run without the sandbox, whole machine (c1) | ${shared.cpuSecondsPerRun.toFixed(2)} | |`);
     say(`| agent RSS per concurrent browser job (c4, process tree) MB | ${c4.rssPerConcurrentJobMb.toFixed(0)} | |`);
     say(`| 150 MB artifact upload, MB/s | ${upload.throughputMbPerS.toFixed(0)} | |`);
     say(
       `| agent / service RSS rise during the upload MB | ${upload.agentPeakRiseMb.toFixed(1)} / ${upload.servicePeakRiseMb.toFixed(1)} | each ≤ 20 |`,
     );
-    return { direct: directRuns, c1, c4, upload, ratio };
+    return { direct: directRuns, c1, shared, c4, upload, ratio, sandboxRatio: c1.sequentialRunMs! / shared.sequentialRunMs! };
   } finally {
     web.close();
   }

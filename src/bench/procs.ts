@@ -142,19 +142,14 @@ export function processTree(root: number): number[] {
   return out;
 }
 
-/** CPU seconds of a process tree: live members, and the children each has already reaped. */
-export function treeCpuSeconds(root: number): number {
-  let total = 0;
-  for (const pid of processTree(root)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS;
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return total;
+/**
+ * CPU seconds the whole machine has spent so far outside idle. For runs in a sandbox: processes
+ * in bubblewrap's PID namespace are not counted in their parent's reaped-children time.
+ */
+export function machineCpuSeconds(): number {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: all but idle and iowait
+  return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) / TICKS;
 }
 
 /** Resident memory of a process tree, in MB (shared pages counted in each process). */

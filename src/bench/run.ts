@@ -11,6 +11,7 @@
 //  4. peers: blackbox_exporter's tcp_connect probe and a bare Node connect loop, closed-loop.
 
 import { benchRedos } from './redos.js';
+import { benchScripts } from './scripts.js';
 import { benchBrowser } from './browser.js';
 import net from 'node:net';
 import os from 'node:os';
@@ -156,7 +157,12 @@ async function main() {
   say(
     `Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`,
   );
-  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start', 'browser' or 'redos'
+  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start', 'browser', 'redos' or 'scripts'
+  if (only === 'scripts') {
+    target.close();
+    say(JSON.stringify(await benchScripts(say)));
+    return;
+  }
   if (only === 'redos') {
     target.close();
     say(JSON.stringify(await benchRedos(say)));
@@ -191,6 +197,7 @@ async function main() {
   if (!only) out.start = await benchStart(say);
   if (!only) out.browser = await benchBrowser(say);
   if (!only) out.redos = await benchRedos(say);
+  if (!only) out.scripts = await benchScripts(say);
   if (only === 'probes') {
     say('');
     say(JSON.stringify(out));
@@ -226,6 +233,8 @@ async function main() {
     say(
       `| API p99 while backtracking-regex checks run, ms (without them) | ${fmt(redos.apiP99Ms, 1)} (${fmt(redos.quietApiP99Ms, 1)}) | ≤ 100 |`,
     );
+  const scripts = out.scripts as Record<string, number | null> | undefined;
+  if (scripts?.ratio != null) say(`| setup script per run, sandboxed Node host / previous vm host | ${fmt(scripts.ratio, 2)} | ≤ 1.5 |`);
   if (typeof bb === 'string') say(`| blackbox_exporter | ${bb} | |`);
   else {
     say(`| blackbox_exporter tcp_connect CPU-s per 1,000 (c=${PEER_CONCURRENCY}) | ${fmt(bb.cpuSecondsPer1000, 3)} | |`);

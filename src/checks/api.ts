@@ -5,7 +5,9 @@ import { describeFailure, type Assertion, type Actual } from '../domain/assertio
 import { assess, InDocument } from './assess.js';
 import { fill, maskSecrets, maskDeep, variableMap } from '../domain/placeholders.js';
 import type { Variable } from '../domain/run.js';
-import { runScript } from './script-sandbox.js';
+import { runScript, type ScriptPlace } from './script-sandbox.js';
+import { runtimeModules, DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
+import { DEFAULT_RUNTIME_ID } from '../domain/limits.js';
 import { timedRequest, transportOf, responseView, exchangeFailure } from './http.js';
 import { syntheticHeaders } from './synthetic.js';
 import type { CheckRunner } from './types.js';
@@ -45,6 +47,18 @@ export const runApi: CheckRunner<ApiRequest> = async (job, ctx) => {
   const environment = Object.fromEntries([...vars].map(([k, v]) => [k, v.value]));
   const scriptTimeout = () => Math.max(100, Math.min(SCRIPT_TIMEOUT_MS, ctx.deadline - Date.now()));
   const logs: string[] = [];
+  // Scripts run under the check's runtime: its packages are the ones they may require.
+  const code = ctx.browser;
+  const place: ScriptPlace = {
+    modules: runtimeModules(job.runtimeId ?? DEFAULT_RUNTIME_ID, code?.runtimesDir ?? DEFAULT_RUNTIMES_DIR),
+    sandbox: code?.sandbox ?? null,
+  };
+  if ((job.setupScript || job.tearDownScript) && code?.sandboxRequired && !code.sandbox)
+    return scriptFailure(
+      `the check's scripts were not run: this agent runs them only in a sandbox (OUTPOST_SANDBOX=required), and ${code.sandboxMissing}`,
+      [],
+      vars,
+    );
   if (job.setupScript) {
     // The setup script may change the request; it runs on the request as configured, placeholders filled.
     const before: ScriptRequest = {
@@ -54,7 +68,7 @@ export const runApi: CheckRunner<ApiRequest> = async (job, ctx) => {
       queryParameters: (req.queryParameters ?? []).map((q) => ({ key: fill(q.key, vars), value: fill(q.value, vars) })),
       body: fill(req.body ?? '', vars),
     };
-    const out = await runScript(job.setupScript, { request: before, response: null, variables: environment }, scriptTimeout());
+    const out = await runScript(job.setupScript, { request: before, response: null, variables: environment }, scriptTimeout(), place);
     logs.push(...out.logs);
     if (out.error) return scriptFailure(`setup failed: ${out.error}`, logs, vars);
     const after = out.request as Partial<ScriptRequest> | null;
@@ -79,6 +93,7 @@ export const runApi: CheckRunner<ApiRequest> = async (job, ctx) => {
       job.tearDownScript,
       { request: (outcome.detail.apiCheckResult as { request: unknown }).request, response, variables: environment },
       scriptTimeout(),
+      place,
     );
     logs.push(...out.logs);
     if (out.error && !outcome.error) outcome.error = maskSecrets(`teardown failed: ${out.error}`, vars);

@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { Job, ProbeOutcome } from '../domain/run.js';
 import type { BrowserServers } from './pw/browser-server.js';
 import type { TargetGuard } from '../domain/target-guard.js';
+import type { Sandbox } from './sandbox.js';
 
 export interface RunContext {
   /** Aborted when the job's deadline passes or the agent gives up on it. */
@@ -32,6 +33,12 @@ export interface BrowserEnv {
   chromiumPath: string;
   /** Runtimes this agent carries (installed, and allowed by OUTPOST_RUNTIMES). */
   carried: ReadonlySet<string>;
+  /** Where user code runs: a sandbox of its own per job, or (none here, and not required) as the agent's child. */
+  sandbox: Sandbox | null;
+  /** Why there is no sandbox, when there is none. */
+  sandboxMissing: string | null;
+  /** No sandbox, no run (OUTPOST_SANDBOX=required). */
+  sandboxRequired: boolean;
   /** Streams a file to the service; a refused upload (too large) comes back as an error. */
   upload?(job: Job, file: string, name: string, contentType: string): Promise<ArtifactLink | { error: string }>;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
-import { startService, type Service } from '../helpers/procs.js';
+import { startService, startAgent, createPrivateLocation, eventually, type Service } from '../helpers/procs.js';
 
 let svc: Service;
 let site: http.Server;
@@ -17,6 +17,8 @@ let removedDir: string;
 beforeAll(async () => {
   // A copy of the runtime records in which one runtime has been removed.
   removedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-runtimes-'));
+  // Readable by all, as an installed runtimes folder is: sandboxed runs read it as nobody.
+  fs.chmodSync(removedDir, 0o755);
   fs.cpSync(path.resolve('runtimes'), removedDir, { recursive: true, filter: (src) => !src.includes('node_modules') });
   const rec = JSON.parse(fs.readFileSync(path.join(removedDir, '2022.10', 'runtime.json'), 'utf8'));
   fs.writeFileSync(
@@ -193,7 +195,7 @@ test('title', async ({ page }) => {
     expect(result.browserCheckResult.errors[0].message).toMatch(/toHaveTitle/);
   });
 
-  it('a plain playwright script runs in the shared browser; a throw fails it with its message', async () => {
+  it('a plain playwright script gets a browser from the agent; a throw fails it with its message', async () => {
     const pass = await runOnce('browser', {
       script: `const { chromium } = require('playwright');
 const browser = await chromium.launch();
@@ -222,6 +224,51 @@ test('slow', async ({ page }) => { await page.goto('http://127.0.0.1:9/', { time
     });
     expect(session.status).toBe('FAILED');
     expect(result.browserCheckResult.errors[0].message).toMatch(/ERR_CONNECTION_REFUSED|page\.goto/);
+  });
+});
+
+/** A browser check that looks for what its agent holds; it passes only when each look fails. */
+function hostileScript(secret: string, dataDir: string): string {
+  return `const { test, expect } = require('@playwright/test');
+const fs = require('fs');
+const { execSync } = require('child_process');
+test('looks around', async () => {
+  const environ = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d))
+    .map((p) => { try { return fs.readFileSync('/proc/' + p + '/environ', 'utf8'); } catch { return ''; } }).join('');
+  expect(environ.includes(${JSON.stringify(secret)}), 'a key in some process environment').toBe(false);
+  expect(() => fs.readdirSync(${JSON.stringify(dataDir)}), 'the data directory').toThrow(/ENOENT/);
+  if (${process.getuid!() === 0}) expect(execSync('id -u').toString().trim(), 'the user').toBe('65534');
+});`;
+}
+
+describe('sandboxed checks cannot reach their agent', { timeout: 180_000 }, () => {
+  it('on the built-in agent: not the API key in the service’s environment, not the data directory', async () => {
+    const { session, result } = await runOnce('browser', { script: hostileScript(svc.apiKey, svc.env.OUTPOST_DATA_DIR!) });
+    expect(result.browserCheckResult.errors).toEqual([]);
+    expect(session.status).toBe('PASSED');
+    expect(result.browserCheckResult.tests).toHaveLength(1);
+  });
+
+  it('on a private-location agent: not its private-location key, not its spool', async () => {
+    const pl = await createPrivateLocation(svc);
+    const agent = await startAgent(svc, pl.key, { OUTPOST_RUNTIMES_DIR: removedDir, OUTPOST_RUNTIMES: '2026.04' });
+    try {
+      const made = await svc.api('POST', '/v1/checks/browser', {
+        name: 'hostile',
+        activated: false,
+        locations: [],
+        privateLocations: [pl.slugName],
+        script: hostileScript(pl.key, agent.spoolDir),
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [made.body.id] } });
+      const done = await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=120`);
+      const [result] = await eventually(async () => (await svc.api('GET', `/v1/check-results/${made.body.id}`)).body);
+      expect(result.browserCheckResult.errors).toEqual([]);
+      expect(done.body.status).toBe('PASSED');
+    } finally {
+      await agent.proc.kill('SIGTERM');
+    }
   });
 });
 

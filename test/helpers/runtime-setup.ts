@@ -1,6 +1,6 @@
 // Browser tests need the test runner of runtime 2026.04 (and of 2024.09, to run two runtimes
-// side by side as the migration image does), nothing else of them: install just that part
-// (npm run runtimes:install -- <id> @playwright/test) when it is missing. Each project's setup
+// side by side as the migration image does), setup-script tests axios; nothing else of them:
+// install just those (npm run runtimes:install -- <id> @playwright/test axios) when missing. Each project's setup
 // may run this; a lock folder keeps two installs from racing.
 
 import fs from 'node:fs';
@@ -27,7 +27,10 @@ async function installOnce(id: string) {
     }
   }
   try {
-    if (!isInstalled(id)) installRuntime(id, ['@playwright/test']);
+    // Setup-script tests require axios, as Checkly users' scripts do.
+    const wanted = id === '2026.04' ? ['@playwright/test', 'axios'] : ['@playwright/test'];
+    if (!isInstalled(id) || !wanted.every((p) => fs.existsSync(path.join(DEFAULT_RUNTIMES_DIR, id, 'node_modules', p))))
+      installRuntime(id, wanted);
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }

@@ -13,7 +13,15 @@ const servers: BrowserServers[] = [];
 function env(chromium = '/usr/bin/chromium', carried = ['2026.04']): BrowserEnv {
   const s = new BrowserServers(chromium, log);
   servers.push(s);
-  return { servers: s, runtimesDir: DEFAULT_RUNTIMES_DIR, chromiumPath: '/usr/bin/chromium', carried: new Set(carried) };
+  return {
+    servers: s,
+    runtimesDir: DEFAULT_RUNTIMES_DIR,
+    chromiumPath: '/usr/bin/chromium',
+    carried: new Set(carried),
+    sandbox: null,
+    sandboxMissing: 'not asked for',
+    sandboxRequired: false,
+  };
 }
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));

@@ -97,6 +97,8 @@ describe('the two images differ where they must', () => {
   it('the full image carries Chromium from Debian (and ffmpeg for videos) and a runtime build argument', () => {
     expect(full).toMatch(/apt-get install[^\n]*chromium/);
     expect(full).toMatch(/apt-get install[^\n]*ffmpeg/);
+    // User code of browser checks runs in a bubblewrap sandbox per job.
+    expect(full).toMatch(/apt-get install[^\n]*bubblewrap/);
     expect(full).toMatch(/ARG RUNTIMES="2026\.04"/);
     expect(full).toMatch(/2024\.09 2025\.04 2026\.04/);
   });

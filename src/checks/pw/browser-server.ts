@@ -30,7 +30,7 @@ interface Server {
  * downloads none here, so the system's ffmpeg (Debian: apt-get install ffmpeg) is linked where
  * the runtime's playwright-core expects its own. Must run before playwright-core first loads.
  */
-function linkFfmpeg(modules: string, log: Logger): void {
+export function linkFfmpeg(modules: string, log: Logger): void {
   const ffmpeg = (process.env.PATH ?? '')
     .split(':')
     .map((d) => path.join(d, 'ffmpeg'))

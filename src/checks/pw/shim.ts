@@ -72,10 +72,14 @@ module.exports = { ...real, test, default: test };
 }
 
 /**
- * `playwright` for plain scripts: launch() hands out a context of the agent's shared browser
- * instead of starting a new one, and every context it makes is observed.
+ * `playwright` for plain scripts: launch() hands out the agent's shared browser instead of
+ * starting a new one (or, sandboxed, the job's own), and every context it makes is observed.
  */
-export function playwrightShim(realPath: string, wsEndpoint: string, reportFile: string): string {
+export function playwrightShim(
+  realPath: string,
+  browser: { wsEndpoint: string } | { executablePath: string; args: string[] },
+  reportFile: string,
+): string {
   return `${OBSERVER}
 const real = require(${JSON.stringify(realPath)});
 const fs = require('fs');
@@ -86,7 +90,11 @@ async function __outpostFlush() {
   fs.writeFileSync(${JSON.stringify(reportFile)}, JSON.stringify(records.map((r) => r.result).filter(Boolean)));
 }
 async function connect() {
-  const browser = await real.chromium.connect(${JSON.stringify(wsEndpoint)});
+  const browser = ${
+    'wsEndpoint' in browser
+      ? `await real.chromium.connect(${JSON.stringify(browser.wsEndpoint)})`
+      : `await real.chromium.launch(${JSON.stringify({ executablePath: browser.executablePath, args: browser.args })})`
+  };
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => {
     const context = await newContext(options);

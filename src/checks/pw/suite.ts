@@ -13,7 +13,7 @@ import type { Job, ProbeOutcome, CheckCode } from '../../domain/run.js';
 import type { RunContext, ArtifactLink } from '../types.js';
 import { testShim, playwrightShim } from './shim.js';
 import { testsOf, firstError, plain, type RawReport, type TestOutcome } from './report.js';
-import { CHROMIUM_FLAGS } from './browser-server.js';
+import { CHROMIUM_FLAGS, linkFfmpeg } from './browser-server.js';
 
 export type SuiteKind = 'BROWSER' | 'MULTI_STEP' | 'PLAYWRIGHT';
 
@@ -120,7 +120,11 @@ function writeJobFolder(
   writeFile(
     dir,
     'node_modules/playwright/index.js',
-    playwrightShim(path.join(modules, 'playwright'), wsEndpoint ?? '', path.join(dir, 'plain-observations.json')),
+    playwrightShim(
+      path.join(modules, 'playwright'),
+      wsEndpoint ? { wsEndpoint } : { executablePath: chromiumPath, args: CHROMIUM_FLAGS },
+      path.join(dir, 'plain-observations.json'),
+    ),
   );
   for (const d of code.dependencies ?? []) {
     const rel = safeRelative(d.path);
@@ -167,12 +171,18 @@ function writeJobFolder(
  * its output kept up to LOG_LIMIT; killed at the job's deadline or when the agent gives up.
  */
 function runTestRunner(
-  args: string[],
+  command: { file: string; args: string[]; uid?: number; gid?: number },
   opts: { cwd: string; env: Record<string, string> },
   ctx: RunContext,
 ): Promise<{ code: number | null; log: string; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command.file, command.args, {
+      ...opts,
+      uid: command.uid,
+      gid: command.gid,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let log = '';
     let killed = false;
     const take = (d: Buffer) => {
@@ -211,11 +221,16 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
       `this agent does not carry runtime ${runtimeId || '(none)'} (it carries ${[...env.carried].join(', ') || 'none'}); the check was not run under another runtime`,
     );
   }
+  if (!env.sandbox && env.sandboxRequired)
+    return failure(kind, `this agent runs ${kind} checks only in a sandbox (OUTPOST_SANDBOX=required), and ${env.sandboxMissing}`);
   const code = job.check.code ?? {};
   const vars = variableMap(job.variables);
   const modules = runtimeModules(runtimeId, env.runtimesDir);
+  // Sandboxed, each job launches a browser of its own inside its sandbox: no browser, and so no
+  // DevTools path, is shared with another job. Otherwise the agent's shared browser serves it.
   let wsEndpoint: string | null = null;
-  if (kind !== 'MULTI_STEP') {
+  if (env.sandbox) linkFfmpeg(modules, ctx.log);
+  else if (kind !== 'MULTI_STEP') {
     try {
       wsEndpoint = await env.servers.endpoint(runtimeId, modules);
     } catch (e) {
@@ -224,6 +239,7 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
   }
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-job-'));
+  env.sandbox?.prepareWorkDir(dir);
   const startTime = Date.now();
   try {
     const folder = writeJobFolder(kind, code, { dir, modules, wsEndpoint, chromiumPath: env.chromiumPath, deadline: ctx.deadline });
@@ -242,9 +258,15 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
       FORCE_COLOR: '0',
       PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
     };
+    const browsersPath = process.env.PLAYWRIGHT_BROWSERS_PATH;
+    if (browsersPath) childEnv.PLAYWRIGHT_BROWSERS_PATH = browsersPath; // ffmpeg, for videos
     for (const v of vars.values()) childEnv[v.key] = v.value;
 
-    const run = await runTestRunner(args, { cwd: configDir, env: childEnv }, ctx);
+    const argv = [process.execPath, ...args];
+    // The runtime's packages where they really are (a runtimes folder may link them from elsewhere).
+    const readOnly = [...new Set([env.runtimesDir, fs.realpathSync(modules), ...(browsersPath ? [browsersPath] : [])])];
+    const command = env.sandbox ? env.sandbox.command(argv, { workDir: dir, cwd: configDir, readOnly }) : { file: process.execPath, args };
+    const run = await runTestRunner(command, { cwd: configDir, env: childEnv }, ctx);
     const endTime = Date.now();
     const jobLog = maskSecrets(plain(run.log), vars)
       .split('\n')
