@@ -11,7 +11,12 @@ import { runIcmp } from '../../src/checks/icmp.js';
 import { httpServer, type HttpTarget } from '../helpers/http-servers.js';
 import { tcpServer, type TcpTarget } from '../helpers/servers.js';
 import { dnsServer, type DnsServer } from '../helpers/dns-server.js';
-import { jobOf, runJob } from '../helpers/runner.js';
+import { runBrowser } from '../../src/checks/browser.js';
+import { BrowserServers } from '../../src/checks/pw/browser-server.js';
+import { Sandbox } from '../../src/checks/sandbox.js';
+import { DEFAULT_RUNTIMES_DIR } from '../../src/runtimes/catalog.js';
+import type { BrowserEnv } from '../../src/checks/types.js';
+import { jobOf, runJob, log } from '../helpers/runner.js';
 
 const REFUSED = /refused to connect to .*a loopback, link-local or private address, and this agent blocks those/;
 const blockAll = { guard: new TargetGuard() };
@@ -63,5 +68,43 @@ describe('private targets refused', () => {
     const out = await runJob(runIcmp, jobOf('ICMP', { hostname: 'localhost', pingCount: 1 }, { timeoutMs: 5000 }), blockAll);
     expect(out.error).toMatch(REFUSED);
     expect((out.detail.icmpCheckResult as any).packetsSent).toBe(0);
+  });
+
+  it('browser checks: page loads go through the guard, a redirect to a refused address is answered 403', { timeout: 120_000 }, async () => {
+    const servers = new BrowserServers('/usr/bin/chromium', log);
+    const { sandbox } = await Sandbox.detect('auto', [DEFAULT_RUNTIMES_DIR]);
+    const browser: BrowserEnv = {
+      servers,
+      runtimesDir: DEFAULT_RUNTIMES_DIR,
+      chromiumPath: '/usr/bin/chromium',
+      carried: new Set(['2026.04']),
+      sandbox,
+      sandboxMissing: null,
+      sandboxRequired: false,
+    };
+    web6.seen.length = 0;
+    const script = `const { test, expect } = require('@playwright/test');
+test('guarded', async ({ page }) => {
+  expect((await page.goto('${web.url}/ok')).status()).toBe(200);
+  const refused = await page.goto('${web.url}/redirect?to=${encodeURIComponent(`${web6.url}/ok`)}');
+  expect(refused.status()).toBe(403);
+  expect(await page.textContent('body')).toContain('Outpost refused ::1');
+});`;
+    try {
+      const out = await runJob(
+        runBrowser,
+        jobOf(
+          'BROWSER',
+          {},
+          { runtimeId: '2026.04', timeoutMs: 60_000, check: { code: { script, artifacts: { screenshot: 'off', trace: 'off' } } } },
+        ),
+        { browser, ...allowV4Loopback },
+      );
+      expect((out.detail.browserCheckResult as any).errors).toEqual([]);
+      expect(out.error).toBeNull();
+      expect(web6.seen).toHaveLength(0);
+    } finally {
+      await servers.close();
+    }
   });
 });

@@ -79,6 +79,7 @@ export function playwrightShim(
   realPath: string,
   browser: { wsEndpoint: string } | { executablePath: string; args: string[] },
   reportFile: string,
+  proxy: { server: string; bypass: string } | null = null,
 ): string {
   return `${OBSERVER}
 const real = require(${JSON.stringify(realPath)});
@@ -96,8 +97,9 @@ async function connect() {
       : `await real.chromium.launch(${JSON.stringify({ executablePath: browser.executablePath, args: browser.args })})`
   };
   const newContext = browser.newContext.bind(browser);
+  // The private-target guard's proxy, if any, overrides whatever the script asks for.
   browser.newContext = async (options) => {
-    const context = await newContext(options);
+    const context = await newContext({ ...options, ...${JSON.stringify(proxy ? { proxy } : {})} });
     const record = observe(context);
     records.push(record);
     const close = context.close.bind(context);

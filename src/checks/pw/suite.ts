@@ -14,6 +14,10 @@ import type { RunContext, ArtifactLink } from '../types.js';
 import { testShim, playwrightShim } from './shim.js';
 import { testsOf, firstError, plain, type RawReport, type TestOutcome } from './report.js';
 import { CHROMIUM_FLAGS, linkFfmpeg } from './browser-server.js';
+import { guardProxyUrl, proxyFlags } from '../guard-proxy.js';
+
+/** Flags of a browser a run launches itself: through the guard's proxy when there is one. */
+const browserFlags = (proxyUrl: string | null) => (proxyUrl ? [...CHROMIUM_FLAGS, ...proxyFlags(proxyUrl)] : CHROMIUM_FLAGS);
 
 export type SuiteKind = 'BROWSER' | 'MULTI_STEP' | 'PLAYWRIGHT';
 
@@ -68,6 +72,8 @@ function configSource(o: {
   testMatch: string | null;
   wsEndpoint: string | null;
   chromiumPath: string;
+  /** The private-target guard's proxy, when the agent blocks private targets. */
+  proxyUrl: string | null;
   timeoutMs: number;
   reportFile: string;
   outputDir: string;
@@ -86,9 +92,11 @@ function configSource(o: {
     forbidOnly: false,
   };
   // The shared browser, or (multi-step checks, which rarely need one) Chromium launched on use.
+  // The guard's proxy comes last, so no config of the user's can route around it.
+  const proxy = o.proxyUrl ? { proxy: { server: o.proxyUrl, bypass: '<-loopback>' } } : {};
   const browser = o.wsEndpoint
-    ? { connectOptions: { wsEndpoint: o.wsEndpoint } }
-    : { launchOptions: { executablePath: o.chromiumPath, args: CHROMIUM_FLAGS } };
+    ? { connectOptions: { wsEndpoint: o.wsEndpoint }, ...proxy }
+    : { launchOptions: { executablePath: o.chromiumPath, args: browserFlags(o.proxyUrl) }, ...proxy };
   return `
 const user = ${o.userConfig ? `(() => { const m = require(${JSON.stringify(o.userConfig)}); return m && m.default ? m.default : m; })()` : '{}'};
 const browser = ${JSON.stringify(browser)};
@@ -111,9 +119,9 @@ module.exports = {
 function writeJobFolder(
   kind: SuiteKind,
   code: CheckCode,
-  o: { dir: string; modules: string; wsEndpoint: string | null; chromiumPath: string; deadline: number },
+  o: { dir: string; modules: string; wsEndpoint: string | null; chromiumPath: string; proxyUrl: string | null; deadline: number },
 ): { configDir: string; configFile: string; reportFile: string } | string {
-  const { dir, modules, wsEndpoint, chromiumPath, deadline } = o;
+  const { dir, modules, wsEndpoint, chromiumPath, proxyUrl, deadline } = o;
   writeFile(dir, 'node_modules/@playwright/test/package.json', '{"name":"@playwright/test","main":"index.js"}');
   writeFile(dir, 'node_modules/@playwright/test/index.js', testShim(path.join(modules, '@playwright', 'test')));
   writeFile(dir, 'node_modules/playwright/package.json', '{"name":"playwright","main":"index.js"}');
@@ -122,8 +130,9 @@ function writeJobFolder(
     'node_modules/playwright/index.js',
     playwrightShim(
       path.join(modules, 'playwright'),
-      wsEndpoint ? { wsEndpoint } : { executablePath: chromiumPath, args: CHROMIUM_FLAGS },
+      wsEndpoint ? { wsEndpoint } : { executablePath: chromiumPath, args: browserFlags(proxyUrl) },
       path.join(dir, 'plain-observations.json'),
+      proxyUrl ? { server: proxyUrl, bypass: '<-loopback>' } : null,
     ),
   );
   for (const d of code.dependencies ?? []) {
@@ -157,6 +166,7 @@ function writeJobFolder(
       testMatch,
       wsEndpoint,
       chromiumPath,
+      proxyUrl,
       timeoutMs: budget,
       reportFile,
       outputDir: path.join(dir, '.outpost', 'results'),
@@ -242,7 +252,15 @@ export async function runSuite(kind: SuiteKind, job: Job, ctx: RunContext): Prom
   env.sandbox?.prepareWorkDir(dir);
   const startTime = Date.now();
   try {
-    const folder = writeJobFolder(kind, code, { dir, modules, wsEndpoint, chromiumPath: env.chromiumPath, deadline: ctx.deadline });
+    const proxyUrl = ctx.guard ? await guardProxyUrl(ctx.guard) : null;
+    const folder = writeJobFolder(kind, code, {
+      dir,
+      modules,
+      wsEndpoint,
+      chromiumPath: env.chromiumPath,
+      proxyUrl,
+      deadline: ctx.deadline,
+    });
     if (typeof folder === 'string') return failure(kind, folder);
     const { configDir, configFile, reportFile } = folder;
 
