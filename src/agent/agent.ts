@@ -20,7 +20,7 @@ import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { icmpEngine } from '../checks/icmp-socket.js';
 import { BrowserServers } from '../checks/pw/browser-server.js';
-import { installedRuntimes } from '../runtimes/catalog.js';
+import { installedRuntimes, runtimeModules } from '../runtimes/catalog.js';
 import type { BrowserEnv } from '../checks/types.js';
 
 const MAX_BATCH = 1000;
@@ -144,9 +144,14 @@ export class Agent {
     }
     this.log.info({ icmp: icmpEngine() }, 'ICMP checks will use this');
     if (this.browser) {
-      const { sandbox, reason } = await Sandbox.detect(this.config.sandbox, [this.config.runtimesDir]);
+      const modules = [...this.browser.carried].map((id) => runtimeModules(id, this.config.runtimesDir));
+      const { sandbox, reason } = await Sandbox.detect(this.config.sandbox, [this.config.runtimesDir, ...modules]);
       Object.assign(this.browser, { sandbox, sandboxMissing: reason });
-      if (sandbox) this.log.info('browser, multi-step and Playwright checks run in a sandbox of their own');
+      if (sandbox)
+        this.log.info(
+          { identity: sandbox.identity },
+          'browser, multi-step and Playwright checks and scripts run in a sandbox of their own',
+        );
       else if (this.config.sandbox === 'required')
         this.log.error({ reason }, 'browser checks will fail: OUTPOST_SANDBOX=required and no sandbox');
       else if (this.config.sandbox === 'auto')
@@ -174,7 +179,7 @@ export class Agent {
       runtimes: [...(this.browser?.carried ?? [])],
       browserJobs: this.browserHeld,
       browserConcurrency: this.browser ? this.config.browserConcurrency : 0,
-      sandbox: this.browser ? (this.browser.sandbox ? 'bubblewrap' : this.browser.sandboxMissing) : null,
+      sandbox: this.browser ? (this.browser.sandbox ? `bubblewrap (${this.browser.sandbox.identity})` : this.browser.sandboxMissing) : null,
       spooled: !this.spool.empty,
       // Delivery trouble an operator must see: results the service refused are not retried.
       refusedResults: this.refused.count,

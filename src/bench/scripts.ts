@@ -45,7 +45,7 @@ async function medianMs(run: () => Promise<unknown>): Promise<number> {
 
 export async function benchScripts(say: (s: string) => void): Promise<Record<string, number | string | null>> {
   const modules = runtimeModules(DEFAULT_RUNTIME_ID, DEFAULT_RUNTIMES_DIR);
-  const { sandbox, reason } = await Sandbox.detect('auto', [DEFAULT_RUNTIMES_DIR]);
+  const { sandbox, reason } = await Sandbox.detect('auto', [DEFAULT_RUNTIMES_DIR, runtimeModules('2026.04', DEFAULT_RUNTIMES_DIR)]);
   const check = async (place: { modules: string; sandbox: Sandbox | null }) => {
     const out = await runScript(SCRIPT, INPUT, 10_000, place);
     if (out.error) throw new Error(`script: ${out.error}`);

@@ -1,9 +1,10 @@
-// User code (browser, multi-step and Playwright checks) runs in a sandbox of its own, built with
-// bubblewrap (Debian: apt-get install bubblewrap): new PID, IPC and UTS namespaces (it sees no
-// process but its own, the agent's /proc/<pid>/environ included), a mount namespace holding only
-// the system's read-only /usr and /etc, the runtime's packages read-only, a private /tmp and the
-// job's own folder, and, when the agent runs as root, another user (nobody), so even what is
-// mounted is read with nobody's rights. The network stays: a check is there to reach things.
+// User code (browser, multi-step and Playwright checks, setup scripts) runs in a sandbox of its
+// own, built with bubblewrap (Debian: apt-get install bubblewrap): new PID, IPC and UTS
+// namespaces (it sees no process but its own, the agent's /proc/<pid>/environ included), a mount
+// namespace holding only read-only /usr and a few files of /etc, the runtime's packages
+// read-only, a private /tmp and the job's own folder, and, when the agent runs as root, the user
+// nobody (really, where the runtimes are readable by all; else inside a user namespace). The
+// network stays: a check is there to reach things.
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,9 +14,17 @@ import { promisify } from 'node:util';
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
-/** The user sandboxed code runs as when the agent is root: nobody. */
+/** The user sandboxed code runs as: nobody. */
 const SANDBOX_ID = 65534;
 const BWRAP = 'bwrap';
+
+/**
+ * Who the sandbox is to the rest of the system. `nobody`: really user nobody (the agent is root
+ * and everything runs need is readable by all). `mapped`: nobody inside a user namespace, the
+ * agent's user outside (root agents whose runtimes sit where nobody cannot reach, such as a
+ * checkout in a private folder). `own`: the agent's own user (non-root agents).
+ */
+type Identity = 'nobody' | 'mapped' | 'own';
 
 export interface SandboxedCommand {
   file: string;
@@ -26,8 +35,7 @@ export interface SandboxedCommand {
 
 export class Sandbox {
   private constructor(
-    /** Switch to nobody (only root may). */
-    private readonly asNobody: boolean,
+    readonly identity: Identity,
     private readonly fixedMounts: string[],
   ) {}
 
@@ -37,36 +45,39 @@ export class Sandbox {
    */
   static async detect(mode: SandboxMode, mustRead: string[] = []): Promise<{ sandbox: Sandbox | null; reason: string | null }> {
     if (mode === 'off') return { sandbox: null, reason: 'OUTPOST_SANDBOX=off' };
-    const asNobody = process.getuid?.() === 0;
-    const candidate = new Sandbox(asNobody, systemMounts());
-    const dirs = mustRead.map((d) => fs.realpathSync(d));
-    const probe = candidate.command(
-      [process.execPath, '-e', 'for (const d of process.argv.slice(1)) require("fs").readdirSync(d)', ...dirs],
-      {
-        workDir: null,
-        readOnly: dirs,
-      },
-    );
-    try {
-      await promisify(execFile)(probe.file, probe.args, { uid: probe.uid, gid: probe.gid, env: {}, timeout: 10_000 });
-      return { sandbox: candidate, reason: null };
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException & { stderr?: string };
-      const why = e.code === 'ENOENT' ? 'bubblewrap (bwrap) is not installed' : (e.stderr?.trim().split('\n')[0] ?? e.message);
-      const who = asNobody ? ' (runs there are user nobody: the runtimes folder must be readable by all)' : '';
-      return { sandbox: null, reason: `the sandbox cannot start here${who}: ${why}` };
+    const dirs = [...new Set(mustRead.filter((d) => fs.existsSync(d)).map((d) => fs.realpathSync(d)))];
+    const identities: Identity[] = process.getuid?.() === 0 ? ['nobody', 'mapped'] : ['own'];
+    let reason = '';
+    for (const identity of identities) {
+      const candidate = new Sandbox(identity, systemMounts());
+      const probe = candidate.command(
+        [process.execPath, '-e', 'for (const d of process.argv.slice(1)) require("fs").readdirSync(d)', ...dirs],
+        {
+          workDir: null,
+          readOnly: dirs,
+        },
+      );
+      try {
+        await promisify(execFile)(probe.file, probe.args, { uid: probe.uid, gid: probe.gid, env: {}, timeout: 10_000 });
+        return { sandbox: candidate, reason: null };
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException & { stderr?: string };
+        reason = e.code === 'ENOENT' ? 'bubblewrap (bwrap) is not installed' : (e.stderr?.trim().split('\n')[0] ?? e.message);
+      }
     }
+    return { sandbox: null, reason: `the sandbox cannot start here: ${reason}` };
   }
 
   /** The folder a sandboxed run writes in: owned by the user the run has. */
   prepareWorkDir(dir: string): void {
-    if (this.asNobody) fs.chownSync(dir, SANDBOX_ID, SANDBOX_ID);
+    if (this.identity === 'nobody') fs.chownSync(dir, SANDBOX_ID, SANDBOX_ID);
   }
 
   /** `argv` to run inside: `workDir` read-write, `readOnly` paths visible, in `cwd` (else `workDir`). */
   command(argv: string[], o: { workDir: string | null; readOnly: string[]; cwd?: string }): SandboxedCommand {
     const args = [
       '--unshare-user',
+      ...(this.identity === 'mapped' ? ['--uid', String(SANDBOX_ID), '--gid', String(SANDBOX_ID)] : []),
       '--unshare-pid',
       '--unshare-ipc',
       '--unshare-uts',
@@ -86,13 +97,43 @@ export class Sandbox {
     const cwd = o.cwd ?? o.workDir;
     if (cwd) args.push('--chdir', cwd);
     args.push('--', ...argv);
-    return this.asNobody ? { file: BWRAP, args, uid: SANDBOX_ID, gid: SANDBOX_ID } : { file: BWRAP, args };
+    return this.identity === 'nobody' ? { file: BWRAP, args, uid: SANDBOX_ID, gid: SANDBOX_ID } : { file: BWRAP, args };
   }
 }
 
-/** /usr and /etc read-only, the top-level links of a merged /usr, and Node if it lives elsewhere. */
+/**
+ * What of /etc a run needs: name resolution, certificates, fonts, users (for `id`), the dynamic
+ * linker's cache, time zones, and Chromium's own settings. Nothing else (no shadow file, no
+ * keys of the host's services), whoever the sandbox is to the file system.
+ */
+const ETC = [
+  'resolv.conf',
+  'hosts',
+  'host.conf',
+  'gai.conf',
+  'nsswitch.conf',
+  'passwd',
+  'group',
+  'ssl',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'fonts',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'timezone',
+  'mime.types',
+  'alternatives',
+  'chromium',
+  'chromium.d',
+  'machine-id',
+];
+
+/** /usr and the needed part of /etc read-only, the top-level links of a merged /usr, Node if it lives elsewhere. */
 function systemMounts(): string[] {
-  const out = ['--ro-bind', '/usr', '/usr', '--ro-bind', '/etc', '/etc'];
+  const out = ['--ro-bind', '/usr', '/usr'];
+  for (const name of ETC) out.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`);
   for (const top of ['/bin', '/sbin', '/lib', '/lib64', '/lib32']) {
     let st: fs.Stats;
     try {

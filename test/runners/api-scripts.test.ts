@@ -6,7 +6,7 @@ import { httpServer, type HttpTarget } from '../helpers/http-servers.js';
 import { jobOf, runJob, log, type Job } from '../helpers/runner.js';
 import { Sandbox } from '../../src/checks/sandbox.js';
 import { BrowserServers } from '../../src/checks/pw/browser-server.js';
-import { DEFAULT_RUNTIMES_DIR } from '../../src/runtimes/catalog.js';
+import { DEFAULT_RUNTIMES_DIR, runtimeModules } from '../../src/runtimes/catalog.js';
 import type { BrowserEnv } from '../../src/checks/types.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +14,7 @@ import path from 'node:path';
 
 /** What an agent with the sandbox gives its runs. */
 async function sandboxEnv(): Promise<BrowserEnv> {
-  const { sandbox, reason } = await Sandbox.detect('required', [DEFAULT_RUNTIMES_DIR]);
+  const { sandbox, reason } = await Sandbox.detect('required', [DEFAULT_RUNTIMES_DIR, runtimeModules('2026.04', DEFAULT_RUNTIMES_DIR)]);
   expect(reason).toBeNull();
   return {
     servers: new BrowserServers('/usr/bin/chromium', log),

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { runBrowser } from '../../src/checks/browser.js';
 import { BrowserServers } from '../../src/checks/pw/browser-server.js';
 import { Sandbox } from '../../src/checks/sandbox.js';
-import { DEFAULT_RUNTIMES_DIR } from '../../src/runtimes/catalog.js';
+import { DEFAULT_RUNTIMES_DIR, runtimeModules } from '../../src/runtimes/catalog.js';
 import type { BrowserEnv } from '../../src/checks/types.js';
 import { jobOf, runJob, log } from '../helpers/runner.js';
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   process.env.OUTPOST_TEST_AGENT_KEY = SECRET;
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-data-'));
   fs.writeFileSync(path.join(dataDir, 'outpost.db'), 'the database');
-  const found = await Sandbox.detect('required');
+  const found = await Sandbox.detect('required', [DEFAULT_RUNTIMES_DIR, runtimeModules('2026.04', DEFAULT_RUNTIMES_DIR)]);
   expect(found.reason).toBeNull();
   sandbox = found.sandbox!;
   web = http.createServer((req, res) => {

@@ -14,7 +14,7 @@ import { dnsServer, type DnsServer } from '../helpers/dns-server.js';
 import { runBrowser } from '../../src/checks/browser.js';
 import { BrowserServers } from '../../src/checks/pw/browser-server.js';
 import { Sandbox } from '../../src/checks/sandbox.js';
-import { DEFAULT_RUNTIMES_DIR } from '../../src/runtimes/catalog.js';
+import { DEFAULT_RUNTIMES_DIR, runtimeModules } from '../../src/runtimes/catalog.js';
 import type { BrowserEnv } from '../../src/checks/types.js';
 import { jobOf, runJob, log } from '../helpers/runner.js';
 
@@ -72,7 +72,7 @@ describe('private targets refused', () => {
 
   it('browser checks: page loads go through the guard, a redirect to a refused address is answered 403', { timeout: 120_000 }, async () => {
     const servers = new BrowserServers('/usr/bin/chromium', log);
-    const { sandbox } = await Sandbox.detect('auto', [DEFAULT_RUNTIMES_DIR]);
+    const { sandbox } = await Sandbox.detect('auto', [DEFAULT_RUNTIMES_DIR, runtimeModules('2026.04', DEFAULT_RUNTIMES_DIR)]);
     const browser: BrowserEnv = {
       servers,
       runtimesDir: DEFAULT_RUNTIMES_DIR,
