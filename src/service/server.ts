@@ -16,6 +16,7 @@ import artifacts from './routes/artifacts.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
 import snippets from './routes/snippets.js';
+import alertChannels from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
 import checkStatuses from './routes/check-statuses.js';
 import agentProtocol from './routes/agent-protocol.js';
@@ -152,6 +153,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     variables,
     checkSessions,
     snippets,
+    alertChannels,
     runtimes,
     artifacts,
     agentProtocol,

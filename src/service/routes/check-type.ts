@@ -2,6 +2,8 @@
 // frequencies, response-time limits, request schema, own fields and rules) in
 // src/domain/check-types/.
 
+import { alertingOf, subscriptionsToSave } from '../check-alerting.js';
+import type { Subscription } from '../store/alert-channels.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import {
@@ -79,25 +81,46 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
   };
 
   return async (app, deps) => {
-    app.post<{ Body: CheckBody }>(`/v1/checks/${spec.path}`, { schema: createSchema }, async (req, reply) => {
-      const cfg = newCheckConfig(req.body, { frequency: 10, degradedResponseTime: spec.degradedDefault, maxResponseTime: spec.maxDefault });
-      cfg.request = normalise(req.body.request);
-      for (const k of Object.keys(spec.fields ?? {})) cfg[k] = req.body[k] ?? spec.fieldDefaults?.[k] ?? null;
-      checkRuntime(deps, cfg, null);
-      keepSecrets(cfg, null);
-      checkRules(deps, cfg, req.accountId);
-      await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
-      const row = await deps.store.checks.insert({
-        id: randomUUID(),
-        account_id: req.accountId,
-        check_type: checkType,
-        name: cfg.name,
-        activated: cfg.activated,
-        config: cfg,
-      });
-      await deps.scheduler.upsert(row);
-      return reply.code(201).send(toApi(row));
-    });
+    app.post<{ Body: CheckBody; Querystring: { autoAssignAlerts: boolean } }>(
+      `/v1/checks/${spec.path}`,
+      { schema: createSchema },
+      async (req, reply) => {
+        const cfg = newCheckConfig(req.body, {
+          frequency: 10,
+          degradedResponseTime: spec.degradedDefault,
+          maxResponseTime: spec.maxDefault,
+        });
+        cfg.request = normalise(req.body.request);
+        for (const k of Object.keys(spec.fields ?? {})) cfg[k] = req.body[k] ?? spec.fieldDefaults?.[k] ?? null;
+        checkRuntime(deps, cfg, null);
+        keepSecrets(cfg, null);
+        checkRules(deps, cfg, req.accountId);
+        await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
+        const subs = await subscriptionsToSave(
+          deps.store,
+          req.accountId,
+          req.body.alertChannelSubscriptions as Subscription[] | undefined,
+          {
+            create: true,
+            autoAssign: req.query.autoAssignAlerts,
+          },
+        );
+        const row = await deps.store.tx(async (tx) => {
+          const r = await tx.checks.insert({
+            id: randomUUID(),
+            account_id: req.accountId,
+            check_type: checkType,
+            name: cfg.name,
+            activated: cfg.activated,
+            config: cfg,
+          });
+          if (subs) await tx.alertChannels.setForCheck(r.id, subs);
+          return r;
+        });
+        await deps.scheduler.upsert(row);
+        return reply.code(201).send(toApi(row, undefined, (await alertingOf(deps.store, [row.id])).get(row.id)));
+      },
+    );
 
     app.put<{ Params: { id: string }; Body: CheckBody }>(`/v1/checks/${spec.path}/:id`, { schema: updateSchema }, async (req) => {
       const stored = await deps.store.checks.get(req.params.id, req.accountId);
@@ -114,9 +137,17 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
       keepSecrets(cfg, stored.config);
       checkRules(deps, cfg, req.accountId);
       await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
-      const row = (await deps.store.checks.update(stored.id, req.accountId, cfg))!;
+      const subs = await subscriptionsToSave(deps.store, req.accountId, req.body.alertChannelSubscriptions as Subscription[] | undefined, {
+        create: false,
+        autoAssign: false,
+      });
+      const row = await deps.store.tx(async (tx) => {
+        const r = (await tx.checks.update(stored.id, req.accountId, cfg))!;
+        if (subs) await tx.alertChannels.setForCheck(r.id, subs);
+        return r;
+      });
       await deps.scheduler.upsert(row);
-      return toApi(row);
+      return toApi(row, undefined, (await alertingOf(deps.store, [row.id])).get(row.id));
     });
   };
 }

@@ -1,6 +1,8 @@
 // Heartbeat checks: POST /v1/checks/heartbeat (op 3), PUT /v1/checks/heartbeat/{id}, and the
 // ping address the monitored job calls: GET, POST or HEAD {PING_URL}/<pingToken>.
 
+import { alertingOf, subscriptionsToSave } from '../check-alerting.js';
+import type { Subscription } from '../store/alert-channels.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import {
@@ -61,30 +63,42 @@ function checkSpan(h: HeartbeatSpec): void {
 }
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
-  const show = (row: Parameters<typeof toApi>[0]) => toApi(row, deps.pingBase());
+  const show = async (row: Parameters<typeof toApi>[0]) =>
+    toApi(row, deps.pingBase(), (await alertingOf(deps.store, [row.id])).get(row.id));
+  const sentSubscriptions = (b: CheckBody) => b.alertChannelSubscriptions as Subscription[] | undefined;
 
-  app.post<{ Body: CheckBody }>('/v1/checks/heartbeat', { schema: createSchema }, async (req, reply) => {
-    const cfg: CheckConfig = { ...newCheckConfig(req.body, { degradedResponseTime: 10_000, maxResponseTime: 20_000 }), request: {} };
-    const heartbeat = req.body.heartbeat as Partial<HeartbeatSpec>;
-    const pingToken = heartbeat.pingToken ?? randomUUID();
-    cfg.heartbeat = { ...heartbeat, pingToken };
-    cfg.script = req.body.script;
-    checkSpan(cfg.heartbeat as HeartbeatSpec);
-    await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
-    const row = await deps.store.tx(async (tx) => {
-      if (await tx.heartbeats.tokenTaken(pingToken)) throw tokenInUse();
-      return tx.checks.insert({
-        id: randomUUID(),
-        account_id: req.accountId,
-        check_type: 'HEARTBEAT',
-        name: cfg.name,
-        activated: cfg.activated,
-        config: cfg,
+  app.post<{ Body: CheckBody; Querystring: { autoAssignAlerts: boolean } }>(
+    '/v1/checks/heartbeat',
+    { schema: createSchema },
+    async (req, reply) => {
+      const cfg: CheckConfig = { ...newCheckConfig(req.body, { degradedResponseTime: 10_000, maxResponseTime: 20_000 }), request: {} };
+      const heartbeat = req.body.heartbeat as Partial<HeartbeatSpec>;
+      const pingToken = heartbeat.pingToken ?? randomUUID();
+      cfg.heartbeat = { ...heartbeat, pingToken };
+      cfg.script = req.body.script;
+      checkSpan(cfg.heartbeat as HeartbeatSpec);
+      await assertValidCheck(deps.store.privateLocations, req.accountId, cfg);
+      const subs = await subscriptionsToSave(deps.store, req.accountId, sentSubscriptions(req.body), {
+        create: true,
+        autoAssign: req.query.autoAssignAlerts,
       });
-    });
-    await deps.heartbeats.upsert(row);
-    return reply.code(201).send(show(row));
-  });
+      const row = await deps.store.tx(async (tx) => {
+        if (await tx.heartbeats.tokenTaken(pingToken)) throw tokenInUse();
+        const r = await tx.checks.insert({
+          id: randomUUID(),
+          account_id: req.accountId,
+          check_type: 'HEARTBEAT',
+          name: cfg.name,
+          activated: cfg.activated,
+          config: cfg,
+        });
+        if (subs) await tx.alertChannels.setForCheck(r.id, subs);
+        return r;
+      });
+      await deps.heartbeats.upsert(row);
+      return reply.code(201).send(await show(row));
+    },
+  );
 
   app.put<{ Params: { id: string }; Body: CheckBody }>('/v1/checks/heartbeat/:id', { schema: updateSchema }, async (req) => {
     const stored = await deps.store.checks.get(req.params.id, req.accountId);
@@ -101,7 +115,12 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     // Refused before anything is written: the check stays as it was.
     const token = (cfg.heartbeat as HeartbeatSpec).pingToken;
     if (token && (await deps.store.heartbeats.tokenTaken(token, stored.id))) throw tokenInUse();
-    const row = (await deps.store.checks.update(stored.id, req.accountId, cfg))!;
+    const subs = await subscriptionsToSave(deps.store, req.accountId, sentSubscriptions(req.body), { create: false, autoAssign: false });
+    const row = await deps.store.tx(async (tx) => {
+      const r = (await tx.checks.update(stored.id, req.accountId, cfg))!;
+      if (subs) await tx.alertChannels.setForCheck(r.id, subs);
+      return r;
+    });
     await deps.heartbeats.upsert(row);
     return show(row);
   });

@@ -1,5 +1,6 @@
 // Checks of any type: list, read, delete.
 
+import { alertingOf } from '../check-alerting.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { CHECK_TYPES, PAGE_LIMIT_MAX, PAGE_MAX } from '../../domain/limits.js';
 import { declarationOf } from '../../domain/check-types/index.js';
@@ -28,14 +29,18 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       const { rows, total } = await deps.store.checks.list(req.accountId, limit, offset, checkType);
       const end = rows.length ? offset + rows.length - 1 : offset;
       reply.header('Content-Range', rows.length ? `${offset}-${end}/${total}` : `*/${total}`);
-      return rows.map((r) => toApi(r, deps.pingBase()));
+      const alerting = await alertingOf(
+        deps.store,
+        rows.map((r) => r.id),
+      );
+      return rows.map((r) => toApi(r, deps.pingBase(), alerting.get(r.id)));
     },
   );
 
   app.get<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req) => {
     const row = await deps.store.checks.get(req.params.id, req.accountId);
     if (!row) throw notFound('Check', req.params.id);
-    return toApi(row, deps.pingBase());
+    return toApi(row, deps.pingBase(), (await alertingOf(deps.store, [row.id])).get(row.id));
   });
 
   // Op 2: the generic update. The spec requires `heartbeat` and `script` in its body for every

@@ -1,3 +1,4 @@
+import type { CheckAlerting } from '../check-alerting.js';
 import { creationOrder, type Sql } from './db.js';
 import { jobId, type Job, type JobCheck, type CheckCode } from '../../domain/run.js';
 import { RUNTIME_CHECK_TYPES } from '../../domain/check-types/index.js';
@@ -45,7 +46,7 @@ export interface CheckRow {
 }
 
 /** The check as the API shows it (secret variables without their values); heartbeats get their ping address under `pingBase`. */
-export function toApi(row: CheckRow, pingBase?: string) {
+export function toApi(row: CheckRow, pingBase?: string, alerting?: CheckAlerting) {
   const heartbeat = row.config.heartbeat as Record<string, unknown> | undefined;
   return {
     id: row.id,
@@ -53,7 +54,8 @@ export function toApi(row: CheckRow, pingBase?: string) {
     ...row.config,
     ...(row.config.environmentVariables ? { environmentVariables: showVariables(row.config.environmentVariables as CheckVariable[]) } : {}),
     ...(heartbeat && pingBase ? { heartbeat: { ...heartbeat, pingUrl: `${pingBase}/${heartbeat.pingToken}` } } : {}),
-    alertChannels: { email: [], webhook: [], slack: [], sms: [] },
+    alertChannelSubscriptions: alerting?.alertChannelSubscriptions ?? [],
+    alertChannels: alerting?.alertChannels ?? { email: [], webhook: [], slack: [], sms: [] },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at ? row.updated_at.toISOString() : null,
   };

@@ -3,6 +3,7 @@
 
 import { openDatabase, type Database, type Sql } from './db.js';
 import { AccountRepository } from './accounts.js';
+import { AlertChannelRepository } from './alert-channels.js';
 import { ArtifactRepository } from './artifacts.js';
 import { CheckRepository } from './checks.js';
 import { HeartbeatRepository } from './heartbeats.js';
@@ -17,6 +18,7 @@ import { VariableRepository } from './variables.js';
 
 export class Repositories {
   readonly accounts: AccountRepository;
+  readonly alertChannels: AlertChannelRepository;
   readonly artifacts: ArtifactRepository;
   readonly checks: CheckRepository;
   readonly heartbeats: HeartbeatRepository;
@@ -31,6 +33,7 @@ export class Repositories {
 
   constructor(protected readonly sql: Sql) {
     this.accounts = new AccountRepository(sql);
+    this.alertChannels = new AlertChannelRepository(sql);
     this.artifacts = new ArtifactRepository(sql);
     this.checks = new CheckRepository(sql);
     this.heartbeats = new HeartbeatRepository(sql);

@@ -169,6 +169,34 @@ CREATE TABLE artifacts (
 );
 CREATE INDEX artifacts_check ON artifacts (check_id, created_at DESC)
 `,
+  // 3: alert channels and what subscribes to them (checks now; groups once they exist).
+  `
+CREATE TABLE alert_channels (
+  id serial PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  type text NOT NULL,
+  config jsonb NOT NULL,
+  send_recovery boolean NOT NULL,
+  send_failure boolean NOT NULL,
+  send_degraded boolean NOT NULL,
+  ssl_expiry boolean NOT NULL,
+  ssl_expiry_threshold integer NOT NULL,
+  auto_subscribe boolean NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX alert_channels_account ON alert_channels (account_id, id);
+CREATE TABLE alert_subscriptions (
+  id serial PRIMARY KEY,
+  channel_id integer NOT NULL REFERENCES alert_channels(id) ON DELETE CASCADE,
+  check_id text REFERENCES checks(id) ON DELETE CASCADE,
+  group_id integer,
+  activated boolean NOT NULL
+);
+CREATE UNIQUE INDEX alert_subscriptions_check ON alert_subscriptions (channel_id, check_id) WHERE check_id IS NOT NULL;
+CREATE UNIQUE INDEX alert_subscriptions_group ON alert_subscriptions (channel_id, group_id) WHERE group_id IS NOT NULL;
+CREATE INDEX alert_subscriptions_of_check ON alert_subscriptions (check_id) WHERE check_id IS NOT NULL
+`,
 ];
 
 /**

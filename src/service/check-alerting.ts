@@ -1,0 +1,57 @@
+// A check's side of alerting: the subscriptions its create and update bodies set (or that
+// autoAssignAlerts gives it), and the `alertChannelSubscriptions` and `alertChannels` it shows.
+
+import { alertChannelsOf } from '../domain/alert-channels.js';
+import { ApiError } from './errors.js';
+import type { Repositories } from './store/index.js';
+import type { Subscription } from './store/alert-channels.js';
+
+export interface CheckAlerting {
+  alertChannelSubscriptions: Subscription[];
+  alertChannels: ReturnType<typeof alertChannelsOf>;
+}
+
+const NONE: CheckAlerting = { alertChannelSubscriptions: [], alertChannels: alertChannelsOf([]) };
+
+/** What each check shows of its subscriptions. */
+export async function alertingOf(store: Repositories, checkIds: string[]): Promise<Map<string, CheckAlerting>> {
+  const rows = await store.alertChannels.ofChecks(checkIds);
+  const out = new Map<string, CheckAlerting>(checkIds.map((id) => [id, NONE]));
+  for (const id of checkIds) {
+    const mine = rows.filter((r) => r.check_id === id);
+    if (!mine.length) continue;
+    out.set(id, {
+      alertChannelSubscriptions: mine.map((r) => ({ alertChannelId: Number(r.channel_id), activated: Boolean(r.activated) })),
+      alertChannels: alertChannelsOf(mine.map((r) => ({ type: r.type, config: r.config, activated: Boolean(r.activated) }))),
+    });
+  }
+  return out;
+}
+
+/**
+ * Refuses subscriptions to channels the account does not have (400), before anything is
+ * written. Returns what to store: the body's list when it has one; on create without one and
+ * with autoAssignAlerts (the default), every channel of the account; else nothing to change.
+ */
+export async function subscriptionsToSave(
+  store: Repositories,
+  accountId: string,
+  sent: Subscription[] | undefined,
+  o: { create: boolean; autoAssign: boolean },
+): Promise<Subscription[] | null> {
+  if (sent) {
+    const known = await store.alertChannels.existing(
+      accountId,
+      sent.map((s) => s.alertChannelId),
+    );
+    const unknown = sent.find((s) => !known.has(s.alertChannelId));
+    if (unknown)
+      throw new ApiError(400, `alertChannelSubscriptions: there is no alert channel with id ${unknown.alertChannelId}`, {
+        field: 'alertChannelSubscriptions',
+        rule: 'exists',
+      });
+    return sent;
+  }
+  if (o.create && o.autoAssign) return (await store.alertChannels.allIds(accountId)).map((id) => ({ alertChannelId: id, activated: true }));
+  return null;
+}
