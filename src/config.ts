@@ -27,13 +27,14 @@ export function oneOf<T extends string>(env: Env, name: string, allowed: readonl
   return hit;
 }
 
-export function url(env: Env, name: string, fallback: string): string {
+export function url(env: Env, name: string, fallback: string, protocols: string[] = ['http:', 'https:']): string {
   const v = str(env, name, fallback);
   try {
     const u = new URL(v);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    if (!protocols.includes(u.protocol)) throw new Error();
   } catch {
-    throw new ConfigError(`${name} must be an http:// or https:// URL`);
+    // The value is not repeated: it may hold credentials.
+    throw new ConfigError(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
   }
   return v.replace(/\/+$/, '');
 }

@@ -3,6 +3,7 @@ import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log.j
 import path from 'node:path';
 import { UNCLAIMED_RUN_TTL_MS } from '../domain/limits.js';
 import { DEFAULT_RUNTIMES_DIR } from '../runtimes/catalog.js';
+import type { NotifierConfig } from './notifier.js';
 
 export interface ServiceConfig {
   host: string;
@@ -30,6 +31,8 @@ export interface ServiceConfig {
   runtimesDir: string;
   /** Where artifacts of browser runs are kept (default: <data dir>/artifacts). */
   artifactsDir: string;
+  /** How alert notifications reach their providers. */
+  notify: NotifierConfig;
 }
 
 export function serviceConfig(env: Record<string, string | undefined> = process.env): ServiceConfig {
@@ -63,5 +66,20 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
     runtimesDir: str(env, 'OUTPOST_RUNTIMES_DIR', DEFAULT_RUNTIMES_DIR),
     artifactsDir: str(env, 'OUTPOST_ARTIFACTS_DIR', path.join(str(env, 'OUTPOST_DATA_DIR', './data'), 'artifacts')),
     unclaimedRunTtlMs: int(env, 'OUTPOST_UNCLAIMED_RUN_TTL_SECONDS', UNCLAIMED_RUN_TTL_MS / 1000, 1, 3600) * 1000,
+    notify: {
+      smtpUrl: env.OUTPOST_SMTP_URL ? url(env, 'OUTPOST_SMTP_URL', '', ['smtp:', 'smtps:']) : null,
+      smtpFrom: str(env, 'OUTPOST_SMTP_FROM', 'Outpost <outpost@localhost>'),
+      pagerdutyUrl: url(env, 'OUTPOST_PAGERDUTY_URL', 'https://events.pagerduty.com/v2/enqueue'),
+      opsgenieUrl: {
+        US: url(env, 'OUTPOST_OPSGENIE_URL', 'https://api.opsgenie.com'),
+        EU: url(env, 'OUTPOST_OPSGENIE_EU_URL', 'https://api.eu.opsgenie.com'),
+      },
+      smsUrl: env.OUTPOST_SMS_URL ? url(env, 'OUTPOST_SMS_URL', '') : null,
+      callUrl: env.OUTPOST_CALL_URL ? url(env, 'OUTPOST_CALL_URL', '') : null,
+      smsFrom: str(env, 'OUTPOST_SMS_FROM', 'Outpost'),
+      timeoutMs: int(env, 'OUTPOST_NOTIFY_TIMEOUT_SECONDS', 10, 1, 120) * 1000,
+      retryMs: int(env, 'OUTPOST_NOTIFY_RETRY_SECONDS', 20, 1, 3600) * 1000,
+      attempts: int(env, 'OUTPOST_NOTIFY_ATTEMPTS', 5, 1, 20),
+    },
   };
 }

@@ -16,7 +16,7 @@ import artifacts from './routes/artifacts.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
 import snippets from './routes/snippets.js';
-import alertChannels from './routes/alert-channels.js';
+import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
 import checkStatuses from './routes/check-statuses.js';
 import agentProtocol from './routes/agent-protocol.js';
@@ -154,6 +154,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     checkSessions,
     snippets,
     alertChannels,
+    alertHistory,
     runtimes,
     artifacts,
     agentProtocol,

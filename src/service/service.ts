@@ -1,5 +1,7 @@
 // Composes the service: database, job queue, scheduler, HTTP server.
 
+import { AlertEngine } from './alerting.js';
+import { Notifier } from './notifier.js';
 import { KeyRateLimit } from './rate-limit.js';
 import { randomBytes } from 'node:crypto';
 import { openStore } from './store/index.js';
@@ -72,11 +74,22 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     baseUrl: () => baseUrl,
     pingBase: () => config.pingUrl ?? `${baseUrl}/ping`,
   };
+  // Alerting: FINAL results judged as they are stored; notifications sent from the outbox.
+  const notifier = new Notifier(store, log, config.notify);
+  const alerts = new AlertEngine(
+    store,
+    log,
+    (checkId, resultId) => `${baseUrl}/v1/check-results/${checkId}/${resultId}`,
+    () => notifier.wake(),
+  );
+  await alerts.load();
+  jobs.alerts = alerts;
   const app = await buildServer(deps);
   const address = await app.listen({ host: config.host, port: config.port });
   if (config.port === 0 && !process.env.OUTPOST_BASE_URL) baseUrl = address;
   await scheduler.start();
   await heartbeats.start();
+  notifier.wake(); // what a previous run stored and did not send
   log.info({ baseUrl, accountId: boot.accountId }, 'service listening');
   return {
     baseUrl,
@@ -84,6 +97,8 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     createdApiKey: boot.createdKey,
     internalAgentToken,
     async close() {
+      alerts.stop();
+      await notifier.stop();
       heartbeats.stop();
       await scheduler.stop();
       await jobs.stop();

@@ -7,6 +7,7 @@ import { ALERT_CHANNEL_TYPES, configViolation, keepSecrets, showConfig, type Ale
 import { PAGE_LIMIT_MAX, PAGE_MAX } from '../../domain/limits.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
+import { templateError } from '../notify/webhook.js';
 import type { ChannelFields, ChannelRow, SubscriptionRow } from '../store/alert-channels.js';
 
 const subscription = {
@@ -94,6 +95,28 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const config = keepSecrets(b.type, b.config, stored && stored.type === b.type ? stored.config : null);
     const wrong = configViolation(b.type, config);
     if (wrong) throw new ApiError(400, wrong.message, { field: wrong.field, rule: 'config' });
+    if (b.type === 'WEBHOOK') {
+      const parts: [string, unknown][] = [
+        ['template', config.template],
+        ['url', config.url],
+        ...((config.headers as { key: string; value: string }[] | undefined) ?? []).map((h, i): [string, unknown] => [
+          `headers[${i}]`,
+          `${h.key}${h.value ?? ''}`,
+        ]),
+        ...((config.queryParameters as { key: string; value: string }[] | undefined) ?? []).map((q, i): [string, unknown] => [
+          `queryParameters[${i}]`,
+          `${q.key}${q.value ?? ''}`,
+        ]),
+      ];
+      for (const [field, text] of parts) {
+        const why = typeof text === 'string' ? templateError(text) : null;
+        if (why)
+          throw new ApiError(400, `config.${field} is not a Handlebars template Outpost can read: ${why}`, {
+            field: `config.${field}`,
+            rule: 'template',
+          });
+      }
+    }
     return {
       type: b.type,
       config,
@@ -171,6 +194,98 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (!(await deps.store.alertChannels.get(req.accountId, req.params.id))) throw notFound('Alert channel', req.params.id);
       const [target] = await checkTargets(req.accountId, [req.body]);
       return viewSubscription(await deps.store.alertChannels.subscribe(req.params.id, target!));
+    },
+  );
+};
+
+/** A from/to window in unix seconds, at most `maxSeconds` wide, ending now by default. */
+function windowOf(q: { from?: number; to?: number }, maxSeconds: number): { from: Date; to: Date } {
+  const to = q.to ?? Math.floor(Date.now() / 1000);
+  const from = q.from ?? to - maxSeconds;
+  if (from > to) throw new ApiError(400, 'from must not be after to', { field: 'from', rule: 'order' });
+  if (to - from > maxSeconds)
+    throw new ApiError(400, `from and to may be at most ${maxSeconds / 3600} hours apart`, { field: 'from', rule: 'window' });
+  return { from: new Date(from * 1000), to: new Date(to * 1000 + 999) };
+}
+
+const windowQuery = (extra: Record<string, unknown>) => ({
+  type: 'object',
+  properties: {
+    from: { type: 'integer', minimum: 0, maximum: 253402300799 },
+    to: { type: 'integer', minimum: 0, maximum: 253402300799 },
+    limit: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX, default: 10 },
+    page: { type: 'integer', minimum: 1, maximum: PAGE_MAX, default: 1 },
+    ...extra,
+  },
+});
+
+/** What was sent (the outbox's record of each attempt) and what was raised. */
+export const alertHistory: FastifyPluginAsync<Deps> = async (app, deps) => {
+  app.get<{ Querystring: { from?: number; to?: number; limit: number; page: number; alertChannelId?: number; hasFailures?: boolean } }>(
+    '/v1/alert-notifications',
+    {
+      schema: {
+        querystring: windowQuery({
+          alertChannelId: { type: 'integer', minimum: 1, maximum: 2147483647 },
+          hasFailures: { type: 'boolean' },
+        }),
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const rows = await deps.store.alerts.notifications(
+        req.accountId,
+        { ...windowOf(q, 24 * 3600), channelId: q.alertChannelId, hasFailures: q.hasFailures },
+        q.limit,
+        (q.page - 1) * q.limit,
+      );
+      return rows.map((n) => ({
+        id: n.id,
+        type: n.type,
+        status: n.status,
+        alertConfig: n.type && n.config ? showConfig(n.type, n.config) : null,
+        notificationResult: n.notification_result,
+        timestamp: n.created_at.toISOString(),
+        checkType: n.check_type,
+        checkId: n.check_id,
+        checkAlertId: n.check_alert_id,
+        alertChannelId: Number(n.channel_id),
+        checkResultId: n.check_result_id,
+        alertType: n.alert_type,
+      }));
+    },
+  );
+
+  const alerts = async (accountId: string, q: { from?: number; to?: number; limit: number; page: number }, checkId?: string) =>
+    (await deps.store.alerts.checkAlerts(accountId, { ...windowOf(q, 6 * 3600), checkId }, q.limit, (q.page - 1) * q.limit)).map((a) => ({
+      id: a.id,
+      name: a.name,
+      checkId: a.check_id,
+      alertType: a.alert_type,
+      checkType: a.check_type,
+      runLocation: a.run_location,
+      responseTime: a.response_time,
+      error: a.error,
+      statusCode: a.status_code,
+      created_at: a.created_at.toISOString(),
+      startedAt: a.started_at ? a.started_at.toISOString() : null,
+    }));
+  app.get<{ Querystring: { from?: number; to?: number; limit: number; page: number } }>(
+    '/v1/check-alerts',
+    { schema: { querystring: windowQuery({}) } },
+    async (req) => alerts(req.accountId, req.query),
+  );
+  app.get<{ Params: { checkId: string }; Querystring: { from?: number; to?: number; limit: number; page: number } }>(
+    '/v1/check-alerts/:checkId',
+    {
+      schema: {
+        querystring: windowQuery({}),
+        params: { type: 'object', required: ['checkId'], properties: { checkId: { type: 'string', minLength: 1 } } },
+      },
+    },
+    async (req) => {
+      if (!(await deps.store.checks.get(req.params.checkId, req.accountId))) throw notFound('Check', req.params.checkId);
+      return alerts(req.accountId, req.query, req.params.checkId);
     },
   );
 };

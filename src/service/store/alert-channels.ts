@@ -120,10 +120,21 @@ export class AlertChannelRepository {
   }
 
   /** The subscriptions of these checks, each with its channel. */
-  async ofChecks(checkIds: string[]): Promise<(SubscriptionRow & { type: string; config: Record<string, unknown> })[]> {
+  async ofChecks(
+    checkIds: string[],
+  ): Promise<
+    (SubscriptionRow & {
+      type: string;
+      config: Record<string, unknown>;
+      send_failure: boolean;
+      send_recovery: boolean;
+      send_degraded: boolean;
+    })[]
+  > {
     if (!checkIds.length) return [];
     return this.db.query(
-      `SELECT s.*, c.type, c.config FROM alert_subscriptions s JOIN alert_channels c ON c.id = s.channel_id
+      `SELECT s.*, c.type, c.config, c.send_failure, c.send_recovery, c.send_degraded
+       FROM alert_subscriptions s JOIN alert_channels c ON c.id = s.channel_id
        WHERE s.check_id ${inList(this.db, '$1')} ORDER BY s.id`,
       [checkIds],
     );

@@ -132,6 +132,11 @@ export class CheckRepository {
     return rows[0] ?? null;
   }
 
+  /** A check by id alone: for work that is not on an account's behalf (reminders). */
+  async getAny(id: string): Promise<CheckRow | null> {
+    return (await this.db.query<CheckRow>('SELECT * FROM checks WHERE id = $1', [id]))[0] ?? null;
+  }
+
   async get(id: string, accountId: string): Promise<CheckRow | null> {
     return (await this.db.query<CheckRow>('SELECT * FROM checks WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
   }

@@ -4,6 +4,7 @@
 import { openDatabase, type Database, type Sql } from './db.js';
 import { AccountRepository } from './accounts.js';
 import { AlertChannelRepository } from './alert-channels.js';
+import { AlertRepository } from './alerts.js';
 import { ArtifactRepository } from './artifacts.js';
 import { CheckRepository } from './checks.js';
 import { HeartbeatRepository } from './heartbeats.js';
@@ -19,6 +20,7 @@ import { VariableRepository } from './variables.js';
 export class Repositories {
   readonly accounts: AccountRepository;
   readonly alertChannels: AlertChannelRepository;
+  readonly alerts: AlertRepository;
   readonly artifacts: ArtifactRepository;
   readonly checks: CheckRepository;
   readonly heartbeats: HeartbeatRepository;
@@ -34,6 +36,7 @@ export class Repositories {
   constructor(protected readonly sql: Sql) {
     this.accounts = new AccountRepository(sql);
     this.alertChannels = new AlertChannelRepository(sql);
+    this.alerts = new AlertRepository(sql);
     this.artifacts = new ArtifactRepository(sql);
     this.checks = new CheckRepository(sql);
     this.heartbeats = new HeartbeatRepository(sql);

@@ -197,6 +197,46 @@ CREATE UNIQUE INDEX alert_subscriptions_check ON alert_subscriptions (channel_id
 CREATE UNIQUE INDEX alert_subscriptions_group ON alert_subscriptions (channel_id, group_id) WHERE group_id IS NOT NULL;
 CREATE INDEX alert_subscriptions_of_check ON alert_subscriptions (check_id) WHERE check_id IS NOT NULL
 `,
+  // 4: the alert engine: each check's alert state, the alerts it raised, and the notifications
+  // (an outbox: stored before they are sent, marked after).
+  `
+CREATE TABLE alert_states (
+  check_id text PRIMARY KEY REFERENCES checks(id) ON DELETE CASCADE,
+  state jsonb NOT NULL
+);
+CREATE TABLE check_alerts (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  check_id text NOT NULL,
+  name text NOT NULL,
+  alert_type text NOT NULL,
+  check_type text NOT NULL,
+  run_location text,
+  response_time double precision,
+  error text,
+  status_code integer,
+  started_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX check_alerts_account ON check_alerts (account_id, created_at DESC);
+CREATE TABLE alert_notifications (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  channel_id integer NOT NULL,
+  check_id text NOT NULL,
+  check_alert_id text NOT NULL,
+  check_result_id text,
+  alert_type text NOT NULL,
+  event jsonb NOT NULL,
+  status text NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at double precision NOT NULL,
+  notification_result jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX alert_notifications_due ON alert_notifications (next_attempt_at) WHERE status = 'IN_PROGRESS';
+CREATE INDEX alert_notifications_account ON alert_notifications (account_id, created_at DESC)
+`,
 ];
 
 /**

@@ -3,6 +3,8 @@ import { columns, inList, type Sql } from './db.js';
 import type { Job, RunResult } from '../../domain/run.js';
 
 export interface Delivered {
+  /** The result's id, when it was given one before it was stored (the alert engine quotes it). */
+  id?: string;
   result: RunResult;
   accountId: string;
   job: Job;
@@ -49,7 +51,7 @@ function foldStatuses(batch: Delivered[]) {
 }
 
 const resultRow = (d: Delivered) => [
-  randomUUID(),
+  d.id ?? randomUUID(),
   d.result.jobId,
   d.accountId,
   d.job.checkId,
@@ -140,6 +142,15 @@ export class ResultRepository {
       sql += ` AND (created_at, id) < (CAST($${w.params.length - 1} AS timestamptz), $${w.params.length})`;
     }
     return this.db.query<ResultRow>(`SELECT * FROM check_results WHERE ${sql} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, w.params);
+  }
+
+  /** The check's latest FINAL result, whatever its account (reminders quote it). */
+  async latestOf(checkId: string): Promise<ResultRow | null> {
+    const rows = await this.db.query<ResultRow>(
+      `SELECT * FROM check_results WHERE check_id = $1 AND result_type = 'FINAL' ORDER BY created_at DESC LIMIT 1`,
+      [checkId],
+    );
+    return rows[0] ?? null;
   }
 
   async get(accountId: string, checkId: string, id: string): Promise<ResultRow | null> {

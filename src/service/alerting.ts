@@ -1,0 +1,222 @@
+// The alert engine: turns FINAL results into alert-state changes, check alerts and
+// notifications for the check's subscribed channels (none while it is muted). Decisions are made
+// before a batch of results is stored and written in the same transaction, so a result stored
+// is a result judged, and a decided notification is in the outbox before anyone can lose it.
+// A passing run of a check that was passing changes nothing and costs a map lookup.
+
+import { randomUUID } from 'node:crypto';
+import {
+  INITIAL_ALERT_STATE,
+  dueReminder,
+  nextReminderAt,
+  onRun,
+  type AlertSettings,
+  type AlertState,
+  type AlertType,
+  type Health,
+} from '../domain/alert-state.js';
+import { alertEvent, channelWants } from '../domain/alert-event.js';
+import { DEFAULT_ALERT_SETTINGS } from './routes/check-fields.js';
+import type { Logger } from '../log.js';
+import type { RunResult } from '../domain/run.js';
+import type { Repositories, Store } from './store/index.js';
+import type { AlertWrites } from './store/alerts.js';
+import type { CheckRow } from './store/checks.js';
+
+export interface Judged {
+  /** The result's id, as it will be stored. */
+  id: string;
+  result: RunResult;
+  accountId: string;
+  checkId: string;
+  location: string;
+}
+
+export interface Decisions {
+  writes: AlertWrites;
+  states: Map<string, AlertState>;
+}
+
+const healthOf = (r: RunResult): Health => (r.hasFailures ? 'FAILING' : r.isDegraded ? 'DEGRADED' : 'PASSING');
+
+function settingsOf(row: CheckRow): AlertSettings {
+  const c = row.config as { useGlobalAlertSettings?: boolean; alertSettings?: AlertSettings | null };
+  return c.useGlobalAlertSettings === false && c.alertSettings ? c.alertSettings : (DEFAULT_ALERT_SETTINGS as AlertSettings);
+}
+
+export class AlertEngine {
+  private states = new Map<string, AlertState>();
+  private reminderTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly resultLink: (checkId: string, resultId: string) => string,
+    /** Called once notifications are stored: the notifier sends them. */
+    private readonly stored: () => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async load(): Promise<void> {
+    this.states = await this.store.alerts.states();
+    this.armReminders();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.reminderTimer) clearTimeout(this.reminderTimer);
+  }
+
+  /** What a batch of FINAL results changes; nothing is written yet. Null: nothing changes. */
+  async decide(batch: Judged[]): Promise<Decisions | null> {
+    const states = new Map<string, AlertState>();
+    const writes: AlertWrites = { states: [], alerts: [], notifications: [] };
+    const checks = new Map<string, CheckRow | null>();
+    for (const j of [...batch].sort((a, b) => a.result.stoppedAt - b.result.stoppedAt)) {
+      const prev = states.get(j.checkId) ?? this.states.get(j.checkId) ?? INITIAL_ALERT_STATE;
+      const health = healthOf(j.result);
+      if (health === 'PASSING' && prev.health === 'PASSING' && prev.alerted === 'NONE') continue;
+      if (!checks.has(j.checkId)) checks.set(j.checkId, await this.store.checks.get(j.checkId, j.accountId));
+      const row = checks.get(j.checkId);
+      if (!row) continue; // deleted meanwhile
+      const settings = settingsOf(row);
+      this.reminderSettings.set(j.checkId, settings);
+      const d = onRun(prev, health, settings, j.result.stoppedAt);
+      states.set(j.checkId, d.state);
+      if (d.notify) await this.raise(writes, row, j, d.notify, 0);
+    }
+    if (!states.size) return null;
+    for (const [id, s] of states) writes.states.push([id, s]);
+    return { writes, states };
+  }
+
+  /** Writes decisions in the caller's transaction. */
+  async write(tx: Repositories, d: Decisions): Promise<void> {
+    await tx.alerts.write(d.writes);
+  }
+
+  /** The transaction committed: the decisions hold from now on. */
+  committed(d: Decisions): void {
+    for (const [id, s] of d.states) this.states.set(id, s);
+    this.armReminders();
+    if (d.writes.notifications.length) this.stored();
+  }
+
+  /** A check alert, and a notification for each activated subscription whose channel wants it. */
+  private async raise(writes: AlertWrites, row: CheckRow, j: Judged, type: AlertType, reminder: number): Promise<void> {
+    const alertId = randomUUID();
+    const c = row.config as { tags?: string[]; description?: string | null; muted?: boolean };
+    const statusCode = (j.result.detail?.apiCheckResult as { response?: { status?: number } } | undefined)?.response?.status ?? null;
+    writes.alerts.push({
+      id: alertId,
+      accountId: row.account_id,
+      checkId: row.id,
+      name: row.name,
+      alertType: type,
+      checkType: row.check_type,
+      runLocation: j.location,
+      responseTime: j.result.responseTime,
+      error: j.result.error,
+      statusCode,
+      startedAt: new Date(j.result.startedAt),
+    });
+    // Muted: the state is tracked and the alert recorded, and no one is told.
+    if (c.muted) return;
+    const event = alertEvent({
+      alertType: type,
+      reminder,
+      check: { id: row.id, name: row.name, checkType: row.check_type, tags: c.tags ?? [], description: c.description },
+      result: {
+        id: j.id,
+        location: j.location,
+        responseTime: j.result.responseTime,
+        error: j.result.error,
+        startedAt: j.result.startedAt,
+        statusCode,
+      },
+      resultLink: this.resultLink(row.id, j.id),
+    });
+    for (const s of await this.store.alertChannels.ofChecks([row.id])) {
+      if (!s.activated) continue;
+      if (
+        !channelWants(
+          { sendFailure: Boolean(s.send_failure), sendDegraded: Boolean(s.send_degraded), sendRecovery: Boolean(s.send_recovery) },
+          type,
+        )
+      )
+        continue;
+      writes.notifications.push({
+        id: randomUUID(),
+        accountId: row.account_id,
+        channelId: Number(s.channel_id),
+        checkId: row.id,
+        checkAlertId: alertId,
+        checkResultId: j.id,
+        alertType: type,
+        event,
+        nextAttemptAt: this.now(),
+      });
+    }
+  }
+
+  // Reminders: one timer at the earliest one due; each repeats the failure alert of its check.
+  private reminderSettings = new Map<string, AlertSettings>();
+
+  private armReminders(): void {
+    if (this.reminderTimer) clearTimeout(this.reminderTimer);
+    this.reminderTimer = null;
+    if (this.stopped) return;
+    let next = Infinity;
+    for (const [id, s] of this.states) {
+      if (s.alerted !== 'FAILURE' || s.health !== 'FAILING') continue;
+      const at = nextReminderAt(s, this.reminderSettings.get(id) ?? { reminders: { amount: 100000, interval: 1 } });
+      if (at !== null) next = Math.min(next, at);
+    }
+    if (next === Infinity) return;
+    this.reminderTimer = setTimeout(
+      () => void this.remind().catch((err) => this.log.error({ err }, 'reminders failed')),
+      Math.max(1000, next - this.now()),
+    );
+    this.reminderTimer.unref();
+  }
+
+  /** Sends the reminders due now; the check's own settings decide (the timer only guesses). */
+  private async remind(): Promise<void> {
+    const now = this.now();
+    const writes: AlertWrites = { states: [], alerts: [], notifications: [] };
+    const states = new Map<string, AlertState>();
+    for (const [id, s] of this.states) {
+      if (s.alerted !== 'FAILURE' || s.health !== 'FAILING') continue;
+      const row = await this.store.checks.getAny(id);
+      if (!row) continue;
+      const settings = settingsOf(row);
+      this.reminderSettings.set(id, settings);
+      const due = dueReminder(s, settings, now);
+      if (!due) continue;
+      states.set(id, due.state);
+      // A reminder quotes the latest failure.
+      const latest = await this.store.results.latestOf(id);
+      if (!latest) continue;
+      const result = {
+        responseTime: latest.response_time,
+        error: latest.error,
+        startedAt: latest.started_at.getTime(),
+        stoppedAt: latest.stopped_at.getTime(),
+        detail: latest.detail,
+      } as RunResult;
+      await this.raise(
+        writes,
+        row,
+        { id: latest.id, accountId: row.account_id, checkId: id, location: latest.run_location, result },
+        'ALERT_FAILURE',
+        due.sequence,
+      );
+    }
+    for (const [id, s] of states) writes.states.push([id, s]);
+    if (states.size) {
+      await this.store.tx((tx) => tx.alerts.write(writes));
+      this.committed({ writes, states });
+    } else this.armReminders();
+  }
+}

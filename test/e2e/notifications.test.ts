@@ -1,0 +1,194 @@
+// Alerts that reach people: a check fails and recovers on `outpost start`'s built-in agent, and
+// a local receiver checks what arrives (body, signature, notification id); muted checks stay
+// quiet; a notification stored before the service died is delivered after it restarts.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import http from 'node:http';
+import { createHmac } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { startService, eventually, type Service } from '../helpers/procs.js';
+import { closedPort } from '../helpers/servers.js';
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on a port of its own (or a given one), recording each request. */
+async function receiver(port = 0) {
+  const got: Received[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      got.push({ path: req.url!, headers: req.headers, body });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return {
+    got,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** The check's target: answers 200 or 503 as the test says. */
+let healthy = true;
+let target: http.Server;
+let targetUrl: string;
+let svc: Service;
+beforeAll(async () => {
+  target = http.createServer((_req, res) => {
+    res.writeHead(healthy ? 200 : 503);
+    res.end(healthy ? 'up' : 'down');
+  });
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
+  svc = await startService({ OUTPOST_NOTIFY_RETRY_SECONDS: '1' }, 'start');
+});
+afterAll(async () => {
+  await svc?.stop();
+  target?.close();
+});
+
+async function urlCheck(channelId: number, extra: Record<string, unknown> = {}) {
+  const res = await svc.api('POST', '/v1/checks/url', {
+    name: 'shop home',
+    activated: false,
+    locations: ['eu-west-1'],
+    request: { url: targetUrl },
+    alertChannelSubscriptions: [{ alertChannelId: channelId, activated: true }],
+    ...extra,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+/** Runs the check now and waits for its result. */
+async function runNow(checkId: string) {
+  const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
+  expect(trig.status).toBe(201);
+  const done = await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+  expect(done.status).toBe(200);
+  return done.body;
+}
+
+describe('webhook notifications', () => {
+  it('tell of a failure and of the recovery, signed and with a notification id', async () => {
+    const hook = await receiver();
+    const channel = await svc.api('POST', '/v1/alert-channels', {
+      type: 'WEBHOOK',
+      config: {
+        name: 'ops',
+        url: `${hook.url}/alerts/{{CHECK_ID}}`,
+        method: 'POST',
+        webhookSecret: 'whsec-test-0001',
+        headers: [{ key: 'X-Team', value: 'shop' }],
+        template: '{"title":"{{ALERT_TITLE}}","type":"{{ALERT_TYPE}}","error":"{{CHECK_ERROR_MESSAGE}}","reminder":{{REMINDER_SEQUENCE}} }',
+      },
+    });
+    expect(channel.status).toBe(201);
+    const checkId = await urlCheck(channel.body.id);
+    // A template Handlebars cannot read is refused when the channel is saved, not when it fires.
+    const broken = await svc.api('POST', '/v1/alert-channels', {
+      type: 'WEBHOOK',
+      config: { name: 'x', url: hook.url, method: 'POST', template: '{"n":{{REMINDER_SEQUENCE}}}' },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.message).toMatch(/config\.template is not a Handlebars template Outpost can read/);
+
+    healthy = false;
+    expect((await runNow(checkId)).status).toBe('FAILED');
+    const failure = await eventually(async () => hook.got[0]);
+    expect(failure.path).toBe(`/alerts/${checkId}`);
+    expect(failure.headers['x-team']).toBe('shop');
+    expect(JSON.parse(failure.body)).toEqual({
+      title: 'Check &quot;shop home&quot; has failed',
+      type: 'ALERT_FAILURE',
+      error: 'status code 503',
+      reminder: 0,
+    });
+    expect(failure.headers['x-checkly-signature']).toBe(createHmac('sha256', 'whsec-test-0001').update(failure.body).digest('hex'));
+    expect(failure.headers['x-outpost-notification-id']).toMatch(/^[0-9a-f-]{36}$/);
+
+    // Still failing: told once, not again.
+    await runNow(checkId);
+    healthy = true;
+    await runNow(checkId);
+    const recovery = await eventually(async () => hook.got[1]);
+    expect(JSON.parse(recovery.body)).toMatchObject({ type: 'ALERT_RECOVERY', title: 'Check &quot;shop home&quot; has recovered' });
+    expect(hook.got).toHaveLength(2);
+
+    const sent = (await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.body.id}`)).body;
+    expect(sent.map((n: any) => [n.alertType, n.status])).toEqual([
+      ['ALERT_RECOVERY', 'SUCCESS'],
+      ['ALERT_FAILURE', 'SUCCESS'],
+    ]);
+    expect(sent[0]).toMatchObject({
+      type: 'WEBHOOK',
+      checkId,
+      alertChannelId: channel.body.id,
+      alertConfig: { webhookSecret: '****0001' },
+    });
+    const alerts = (await svc.api('GET', `/v1/check-alerts/${checkId}`)).body;
+    expect(alerts.map((a: any) => a.alertType)).toEqual(['ALERT_RECOVERY', 'ALERT_FAILURE']);
+    expect(alerts[1]).toMatchObject({ checkId, name: 'shop home', checkType: 'URL', runLocation: 'eu-west-1', statusCode: 503 });
+    await hook.close();
+  });
+
+  it('stay quiet for a muted check, which still records its alerts', async () => {
+    const hook = await receiver();
+    const channel = (await svc.api('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'm', url: hook.url, method: 'POST' } }))
+      .body;
+    const checkId = await urlCheck(channel.id, { muted: true });
+    healthy = false;
+    await runNow(checkId);
+    healthy = true;
+    // Written with the result: by the time the session is done, there is nothing to wait for.
+    expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body.map((a: any) => a.alertType)).toEqual(['ALERT_FAILURE']);
+    expect((await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.id}`)).body).toEqual([]);
+    expect(hook.got).toEqual([]);
+    await hook.close();
+  });
+
+  it('refuse windows wider than the API allows', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await svc.api('GET', `/v1/alert-notifications?from=${now - 25 * 3600}&to=${now}`)).status).toBe(400);
+    expect((await svc.api('GET', `/v1/check-alerts?from=${now - 7 * 3600}&to=${now}`)).status).toBe(400);
+  });
+});
+
+describe('the notification outbox', () => {
+  it('delivers after a kill -9 what was decided before it, once', async () => {
+    const port = await closedPort();
+    const channel = (
+      await svc.api('POST', '/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'late', url: `http://127.0.0.1:${port}/`, method: 'POST' },
+      })
+    ).body;
+    const checkId = await urlCheck(channel.id);
+    healthy = false;
+    await runNow(checkId);
+    healthy = true;
+    // The receiver is down: the notification waits in the outbox, attempted and not delivered.
+    await eventually(async () => {
+      const [n] = (await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.id}`)).body;
+      return n && n.notificationResult?.attempts >= 1 && n.status === 'IN_PROGRESS';
+    });
+    await svc.proc.kill('SIGKILL');
+    const hook = await receiver(port);
+    await svc.restart();
+    const got = await eventually(async () => hook.got[0]);
+    expect(JSON.parse(got.body)).toMatchObject({ ALERT_TYPE: 'ALERT_FAILURE', CHECK_ID: checkId });
+    const [n] = await eventually(async () => {
+      const list = (await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.id}`)).body;
+      return list[0]?.status === 'SUCCESS' ? list : null;
+    });
+    expect(got.headers['x-outpost-notification-id']).toBe(n.id);
+    expect(new Set(hook.got.map((g) => g.headers['x-outpost-notification-id'])).size).toBe(1);
+    await hook.close();
+  });
+});
