@@ -21,6 +21,7 @@ import type { Logger } from '../log.js';
 import type { RunResult } from '../domain/run.js';
 import type { Repositories, Store } from './store/index.js';
 import type { AlertWrites } from './store/alerts.js';
+import type { Delivered } from './store/results.js';
 import type { CheckRow } from './store/checks.js';
 
 export interface Judged {
@@ -42,6 +43,30 @@ const healthOf = (r: RunResult): Health => (r.hasFailures ? 'FAILING' : r.isDegr
 function settingsOf(row: CheckRow): AlertSettings {
   const c = row.config as { useGlobalAlertSettings?: boolean; alertSettings?: AlertSettings | null };
   return c.useGlobalAlertSettings === false && c.alertSettings ? c.alertSettings : (DEFAULT_ALERT_SETTINGS as AlertSettings);
+}
+
+/**
+ * Stores results judged: with what the engine decided about them, in one transaction when it
+ * decided anything; the engine adopts its decisions once that has committed.
+ */
+export async function storeJudged(
+  store: Pick<Repositories, 'results' | 'tx'>,
+  alerts: AlertEngine | null,
+  batch: Delivered[],
+  writtenJobIds: string[],
+): Promise<void> {
+  const delivered = batch.map((d) => ({ ...d, id: d.id ?? randomUUID() }));
+  const decisions = alerts
+    ? await alerts.decide(
+        delivered.map((d) => ({ id: d.id, result: d.result, accountId: d.accountId, checkId: d.job.checkId, location: d.job.location })),
+      )
+    : null;
+  if (!decisions) return store.results.store(delivered, writtenJobIds);
+  await store.tx(async (tx) => {
+    await tx.results.store(delivered, writtenJobIds);
+    await alerts!.write(tx, decisions);
+  });
+  alerts!.committed(decisions);
 }
 
 export class AlertEngine {

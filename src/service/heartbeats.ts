@@ -3,6 +3,7 @@
 // next deadline is one period later, so a job that stays silent keeps failing, and the next
 // ping recovers it.
 
+import { storeJudged, type AlertEngine } from './alerting.js';
 import { randomUUID } from 'node:crypto';
 import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
@@ -33,10 +34,13 @@ export class HeartbeatMonitor {
   private watched = new Map<string, Watched>();
 
   constructor(
-    private store: Pick<Repositories, 'heartbeats' | 'results'>,
+    private store: Pick<Repositories, 'heartbeats' | 'results' | 'tx'>,
     private log: Logger,
     private metrics: ServiceMetrics,
   ) {}
+
+  /** Judges heartbeat results for alerting as they are stored (none: results only). */
+  alerts: AlertEngine | null = null;
 
   async start(): Promise<void> {
     const rows = await this.store.heartbeats.watched();
@@ -119,7 +123,10 @@ export class HeartbeatMonitor {
     ping: { method: string; source: string | null } | null,
   ): Promise<void> {
     const kind = ping ? 'ping' : 'miss';
-    await this.store.results.store(
+    // A missed ping alerts like any failed run (heartbeats never retry).
+    await storeJudged(
+      this.store,
+      this.alerts,
       [
         {
           accountId: row.account_id,

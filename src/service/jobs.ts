@@ -2,8 +2,7 @@
 // and in memory (so leasing is a map lookup, not a query). Every job belongs to one queue:
 // `dc:<location>` for data-center runs, `pl:<privateLocationId>` for a private location.
 
-import { randomUUID } from 'node:crypto';
-import type { AlertEngine } from './alerting.js';
+import { storeJudged, type AlertEngine } from './alerting.js';
 import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -316,27 +315,13 @@ export class JobQueue {
     try {
       await this.after(async () => {
         const written = fresh.filter(({ q }) => q.written).map(({ r }) => r.jobId);
-        const delivered = fresh.map(({ r, q }) => ({ id: randomUUID(), result: r, accountId: q.accountId, job: q.job }));
         // Judged before they are stored, and stored with what was decided, in one transaction.
-        const decisions = this.alerts
-          ? await this.alerts.decide(
-              delivered.map((d) => ({
-                id: d.id,
-                result: d.result,
-                accountId: d.accountId,
-                checkId: d.job.checkId,
-                location: d.job.location,
-              })),
-            )
-          : null;
-        if (!decisions) await this.store.results.store(delivered, written);
-        else {
-          await this.store.tx(async (tx) => {
-            await tx.results.store(delivered, written);
-            await this.alerts!.write(tx, decisions);
-          });
-          this.alerts!.committed(decisions);
-        }
+        await storeJudged(
+          this.store,
+          this.alerts,
+          fresh.map(({ r, q }) => ({ result: r, accountId: q.accountId, job: q.job })),
+          written,
+        );
       });
     } catch (err) {
       // Not stored: the agents keep these results and send them again.

@@ -138,6 +138,27 @@ describe('webhook notifications', () => {
     await hook.close();
   });
 
+  it('tell of a heartbeat that missed its ping, and of the next ping', async () => {
+    const hook = await receiver();
+    const channel = (
+      await svc.api('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'hb', url: hook.url, method: 'POST' } })
+    ).body;
+    const check = await svc.api('POST', '/v1/checks/heartbeat', {
+      name: 'nightly backup',
+      script: '',
+      heartbeat: { period: 1, periodUnit: 'seconds', grace: 0, graceUnit: 'seconds' },
+      alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+    });
+    expect(check.status).toBe(201);
+    const missed = await eventually(async () => hook.got[0], 10_000);
+    expect(JSON.parse(missed.body)).toMatchObject({ ALERT_TYPE: 'ALERT_FAILURE', CHECK_TYPE: 'HEARTBEAT', CHECK_ID: check.body.id });
+    expect((await fetch(check.body.heartbeat.pingUrl)).status).toBe(200);
+    const recovered = await eventually(async () => hook.got.find((g) => JSON.parse(g.body).ALERT_TYPE === 'ALERT_RECOVERY'));
+    expect(JSON.parse(recovered.body).CHECK_ID).toBe(check.body.id);
+    await svc.api('DELETE', `/v1/checks/${check.body.id}`);
+    await hook.close();
+  });
+
   it('stay quiet for a muted check, which still records its alerts', async () => {
     const hook = await receiver();
     const channel = (await svc.api('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'm', url: hook.url, method: 'POST' } }))

@@ -120,9 +120,7 @@ export class AlertChannelRepository {
   }
 
   /** The subscriptions of these checks, each with its channel. */
-  async ofChecks(
-    checkIds: string[],
-  ): Promise<
+  async ofChecks(checkIds: string[]): Promise<
     (SubscriptionRow & {
       type: string;
       config: Record<string, unknown>;
