@@ -12,6 +12,7 @@
 
 import { benchRedos } from './redos.js';
 import { benchScripts } from './scripts.js';
+import { benchAlerts } from './alerts.js';
 import { benchBrowser } from './browser.js';
 import net from 'node:net';
 import os from 'node:os';
@@ -157,7 +158,12 @@ async function main() {
   say(
     `Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`,
   );
-  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start', 'browser', 'redos' or 'scripts'
+  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start', 'browser', 'redos', 'scripts' or 'alerts'
+  if (only === 'alerts') {
+    target.close();
+    say(JSON.stringify(await benchAlerts(say)));
+    return;
+  }
   if (only === 'scripts') {
     target.close();
     say(JSON.stringify(await benchScripts(say)));
@@ -198,6 +204,7 @@ async function main() {
   if (!only) out.browser = await benchBrowser(say);
   if (!only) out.redos = await benchRedos(say);
   if (!only) out.scripts = await benchScripts(say);
+  if (!only) out.alerts = await benchAlerts(say);
   if (only === 'probes') {
     say('');
     say(JSON.stringify(out));

@@ -10,7 +10,10 @@ import { launch, cpuSeconds, cpuSplit, rssMb, sleep, type Child } from './procs.
 export interface Stack {
   base: string;
   key: string;
+  /** The service: replaced when a benchmark restarts it. */
   svc: Child;
+  /** Its environment, for such a restart. */
+  svcEnv: Record<string, string>;
   agent: Child;
   api<T = unknown>(method: string, p: string, body?: unknown): Promise<T>;
   metric(name: string, labels?: string): Promise<number>;
@@ -25,14 +28,15 @@ export async function startStack(opts: {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-bench-'));
   const key = `bench-${Date.now()}-key-0123456789`;
   // No request limit: check creation is measured at full speed.
-  const svc = launch(['service'], {
+  const svcEnv = {
     PORT: '0',
     OUTPOST_DATA_DIR: dir,
     OUTPOST_API_KEY: key,
     LOG_LEVEL: 'WARN',
     OUTPOST_API_RATE_LIMIT_PER_SECOND: '0',
     ...opts.env,
-  });
+  };
+  const svc = launch(['service'], svcEnv);
   const line = await svc.waitFor((l) => l.includes('Base URL'));
   const base = line.split('Base URL:')[1].trim();
   const api = async (method: string, p: string, body?: unknown) => {
@@ -62,19 +66,21 @@ export async function startStack(opts: {
     ...opts.agentEnv,
   });
   await agent.waitFor((l) => l.includes('registered with the service'));
-  return {
+  const stack: Stack = {
     base,
     key,
     svc,
+    svcEnv,
     agent,
     api,
     metric,
     async stop() {
       await agent.stop();
-      await svc.stop();
+      await stack.svc.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return stack;
 }
 
 export async function createChecks(stack: Stack, n: number, path: string, body: (i: number) => Record<string, unknown>): Promise<number> {

@@ -52,15 +52,10 @@ function settingsOf(row: CheckRow): AlertSettings {
 export async function storeJudged(
   store: Pick<Repositories, 'results' | 'tx'>,
   alerts: AlertEngine | null,
-  batch: Delivered[],
+  delivered: Delivered[],
   writtenJobIds: string[],
 ): Promise<void> {
-  const delivered = batch.map((d) => ({ ...d, id: d.id ?? randomUUID() }));
-  const decisions = alerts
-    ? await alerts.decide(
-        delivered.map((d) => ({ id: d.id, result: d.result, accountId: d.accountId, checkId: d.job.checkId, location: d.job.location })),
-      )
-    : null;
+  const decisions = alerts ? await alerts.decide(delivered) : null;
   if (!decisions) return store.results.store(delivered, writtenJobIds);
   await store.tx(async (tx) => {
     await tx.results.store(delivered, writtenJobIds);
@@ -93,12 +88,33 @@ export class AlertEngine {
     if (this.reminderTimer) clearTimeout(this.reminderTimer);
   }
 
-  /** What a batch of FINAL results changes; nothing is written yet. Null: nothing changes. */
-  async decide(batch: Judged[]): Promise<Decisions | null> {
+  /**
+   * What a batch of FINAL results changes; nothing is written yet. Null: nothing changes. The
+   * results that matter get their ids here (the alerts and notifications quote them).
+   */
+  async decide(batch: Delivered[]): Promise<Decisions | null> {
+    // Most batches: passing runs of passing checks. Nothing to sort, build or write.
+    const checkIds = new Set<string>();
+    for (const d of batch) {
+      const s = this.states.get(d.job.checkId);
+      if (d.result.hasFailures || d.result.isDegraded || (s !== undefined && (s.health !== 'PASSING' || s.alerted !== 'NONE')))
+        checkIds.add(d.job.checkId);
+    }
+    if (!checkIds.size) return null;
+    // Every result of a check that matters, in order: a recovery may follow a failure in one batch.
+    const matters = batch.filter((d) => checkIds.has(d.job.checkId));
     const states = new Map<string, AlertState>();
     const writes: AlertWrites = { states: [], alerts: [], notifications: [] };
     const checks = new Map<string, CheckRow | null>();
-    for (const j of [...batch].sort((a, b) => a.result.stoppedAt - b.result.stoppedAt)) {
+    for (const item of matters.sort((x, y) => x.result.stoppedAt - y.result.stoppedAt)) {
+      item.id ??= randomUUID();
+      const j: Judged = {
+        id: item.id,
+        result: item.result,
+        accountId: item.accountId,
+        checkId: item.job.checkId,
+        location: item.job.location,
+      };
       const prev = states.get(j.checkId) ?? this.states.get(j.checkId) ?? INITIAL_ALERT_STATE;
       const health = healthOf(j.result);
       if (health === 'PASSING' && prev.health === 'PASSING' && prev.alerted === 'NONE') continue;

@@ -31,6 +31,8 @@ export interface ServiceConfig {
   runtimesDir: string;
   /** Where artifacts of browser runs are kept (default: <data dir>/artifacts). */
   artifactsDir: string;
+  /** Judge results for alerts at all (OUTPOST_ALERTS=off: results only, no notifications). */
+  alerts: boolean;
   /** How alert notifications reach their providers. */
   notify: NotifierConfig;
 }
@@ -66,6 +68,7 @@ export function serviceConfig(env: Record<string, string | undefined> = process.
     runtimesDir: str(env, 'OUTPOST_RUNTIMES_DIR', DEFAULT_RUNTIMES_DIR),
     artifactsDir: str(env, 'OUTPOST_ARTIFACTS_DIR', path.join(str(env, 'OUTPOST_DATA_DIR', './data'), 'artifacts')),
     unclaimedRunTtlMs: int(env, 'OUTPOST_UNCLAIMED_RUN_TTL_SECONDS', UNCLAIMED_RUN_TTL_MS / 1000, 1, 3600) * 1000,
+    alerts: oneOf(env, 'OUTPOST_ALERTS', ['on', 'off'] as const, 'on') === 'on',
     notify: {
       smtpUrl: env.OUTPOST_SMTP_URL ? url(env, 'OUTPOST_SMTP_URL', '', ['smtp:', 'smtps:']) : null,
       smtpFrom: str(env, 'OUTPOST_SMTP_FROM', 'Outpost <outpost@localhost>'),

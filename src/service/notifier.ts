@@ -60,10 +60,13 @@ export class Notifier {
     for (const id of await this.store.alerts.orphans())
       await this.store.alerts.attempted(id, 'FAILURE', 0, { message: 'the alert channel was deleted before this was sent' }, 0);
     const due = (await this.store.alerts.due(this.now(), BATCH)).filter((n) => !this.inflight.has(n.id));
+    // Leased first, in one write: found again only once these attempts can no longer be under way.
+    await this.store.alerts.lease(
+      due.map((n) => n.id),
+      this.now() + this.cfg.timeoutMs + 5000,
+    );
     for (const n of due) {
       this.inflight.add(n.id);
-      // Leased first: found again only once this attempt can no longer be under way.
-      await this.store.alerts.attempted(n.id, 'IN_PROGRESS', n.attempts, { message: 'sending' }, this.now() + this.cfg.timeoutMs + 5000);
       void this.deliver(n);
     }
     if (due.length === BATCH) this.again = true;

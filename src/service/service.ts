@@ -83,8 +83,10 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     () => notifier.wake(),
   );
   await alerts.load();
-  jobs.alerts = alerts;
-  heartbeats.alerts = alerts;
+  if (config.alerts) {
+    jobs.alerts = alerts;
+    heartbeats.alerts = alerts;
+  }
   const app = await buildServer(deps);
   const address = await app.listen({ host: config.host, port: config.port });
   if (config.port === 0 && !process.env.OUTPOST_BASE_URL) baseUrl = address;

@@ -2,7 +2,7 @@
 // the notifications to send, an outbox: a notification is written with the result that caused
 // it, sent afterwards, and marked once its channel answered.
 
-import type { Sql } from './db.js';
+import { inList, type Sql } from './db.js';
 import type { AlertState } from '../../domain/alert-state.js';
 
 export interface CheckAlertRecord {
@@ -136,6 +136,12 @@ export class AlertRepository {
       `SELECT n.id FROM alert_notifications n LEFT JOIN alert_channels c ON c.id = n.channel_id WHERE n.status = 'IN_PROGRESS' AND c.id IS NULL`,
     );
     return rows.map((r) => r.id);
+  }
+
+  /** Moves the next attempt of these notifications to `until`: they are being sent. */
+  async lease(ids: string[], until: number): Promise<void> {
+    if (!ids.length) return;
+    await this.db.query(`UPDATE alert_notifications SET next_attempt_at = $2 WHERE id ${inList(this.db, '$1')}`, [ids, until]);
   }
 
   /** Records an attempt: SUCCESS or FAILURE for good, or IN_PROGRESS again at `nextAttemptAt`. */
