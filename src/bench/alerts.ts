@@ -117,10 +117,10 @@ export async function benchAlerts(say: (s: string) => void): Promise<Record<stri
   // 1,000 failing at once: stored → received.
   const hook = await receiver();
   const stack = await startStack({ concurrency: 100 });
-  let latencyP50 = NaN;
-  let latencyP99 = NaN;
-  let lost = NaN;
-  let duplicates = NaN;
+  let latencyP50: number;
+  let latencyP99: number;
+  let lost: number;
+  let duplicates: number;
   try {
     const ids = await failingChecks(stack, hook.url, CHECKS);
     await burst(stack, ids, () => hook.firstAt.size, CHECKS, 120_000);
