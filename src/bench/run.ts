@@ -158,35 +158,20 @@ async function main() {
   say(
     `Outpost TCP benchmark: ${CHECKS} checks every 10 s, agent JOB_CONCURRENCY ${CONCURRENCY}, ${os.cpus().length} cores, storage ${process.env.BENCH_STORAGE === 'postgres' ? 'postgres' : 'embedded'}`,
   );
-  const only = process.env.BENCH_ONLY; // 'tcp', 'probes', 'steady', 'start', 'browser', 'redos', 'scripts' or 'alerts'
-  if (only === 'alerts') {
+  // BENCH_ONLY: one part alone. 'tcp' and 'probes' share the TCP target; the others need none.
+  const only = process.env.BENCH_ONLY;
+  const alone: Record<string, (say: (s: string) => void) => Promise<unknown>> = {
+    start: benchStart,
+    steady: benchSteady,
+    browser: benchBrowser,
+    redos: benchRedos,
+    scripts: benchScripts,
+    alerts: benchAlerts,
+  };
+  const part = only ? alone[only] : undefined;
+  if (part) {
     target.close();
-    say(JSON.stringify(await benchAlerts(say)));
-    return;
-  }
-  if (only === 'scripts') {
-    target.close();
-    say(JSON.stringify(await benchScripts(say)));
-    return;
-  }
-  if (only === 'redos') {
-    target.close();
-    say(JSON.stringify(await benchRedos(say)));
-    return;
-  }
-  if (only === 'start') {
-    target.close();
-    say(JSON.stringify(await benchStart(say)));
-    return;
-  }
-  if (only === 'steady') {
-    target.close();
-    say(JSON.stringify(await benchSteady(say)));
-    return;
-  }
-  if (only === 'browser') {
-    target.close();
-    say(JSON.stringify(await benchBrowser(say)));
+    say(JSON.stringify(await part(say)));
     return;
   }
   try {

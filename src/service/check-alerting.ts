@@ -5,6 +5,8 @@ import { alertChannelsOf } from '../domain/alert-channels.js';
 import { ApiError } from './errors.js';
 import type { Repositories } from './store/index.js';
 import type { Subscription } from './store/alert-channels.js';
+import { toApi, type CheckConfig, type CheckRow } from './store/checks.js';
+import { randomUUID } from 'node:crypto';
 
 export interface CheckAlerting {
   alertChannelSubscriptions: Subscription[];
@@ -54,4 +56,49 @@ export async function subscriptionsToSave(
   }
   if (o.create && o.autoAssign) return (await store.alertChannels.allIds(accountId)).map((id) => ({ alertChannelId: id, activated: true }));
   return null;
+}
+
+/**
+ * Saves a new check and its subscriptions in one transaction (`first` runs in it before, to
+ * refuse what depends on the database, such as a ping token in use).
+ */
+export function insertCheck(
+  store: Repositories,
+  check: { accountId: string; checkType: string; config: CheckConfig },
+  subs: Subscription[] | null,
+  first?: (tx: Repositories) => Promise<void>,
+): Promise<CheckRow> {
+  return store.tx(async (tx) => {
+    await first?.(tx);
+    const row = await tx.checks.insert({
+      id: randomUUID(),
+      account_id: check.accountId,
+      check_type: check.checkType,
+      name: check.config.name,
+      activated: check.config.activated,
+      config: check.config,
+    });
+    if (subs) await tx.alertChannels.setForCheck(row.id, subs);
+    return row;
+  });
+}
+
+/** Saves a check's new config and (when given) its subscriptions in one transaction. */
+export function updateCheck(
+  store: Repositories,
+  id: string,
+  accountId: string,
+  config: CheckConfig,
+  subs: Subscription[] | null,
+): Promise<CheckRow> {
+  return store.tx(async (tx) => {
+    const row = (await tx.checks.update(id, accountId, config))!;
+    if (subs) await tx.alertChannels.setForCheck(row.id, subs);
+    return row;
+  });
+}
+
+/** The check as the API shows it, its subscriptions and channels included. */
+export async function showCheck(store: Repositories, row: CheckRow, pingBase?: string) {
+  return toApi(row, pingBase, (await alertingOf(store, [row.id])).get(row.id));
 }

@@ -76,16 +76,31 @@ export function templateError(template: string): string | null {
   }
 }
 
-export const sendWebhook: Sender = async (n, cfg) => {
-  const c = n.config as {
-    url: string;
-    method: string;
-    template?: string;
-    headers?: { key: string; value: string }[];
-    queryParameters?: { key: string; value: string }[];
-    webhookSecret?: string;
-    webhookType?: string;
+interface WebhookConfig {
+  url: string;
+  method: string;
+  template?: string;
+  headers?: { key: string; value: string }[];
+  queryParameters?: { key: string; value: string }[];
+  webhookSecret?: string;
+  webhookType?: string;
+}
+
+/** The channel's config, as it was validated when saved. */
+function webhookConfig(c: Record<string, unknown>): WebhookConfig {
+  return {
+    url: String(c.url),
+    method: String(c.method),
+    template: typeof c.template === 'string' ? c.template : undefined,
+    headers: Array.isArray(c.headers) ? (c.headers as WebhookConfig['headers']) : undefined,
+    queryParameters: Array.isArray(c.queryParameters) ? (c.queryParameters as WebhookConfig['queryParameters']) : undefined,
+    webhookSecret: typeof c.webhookSecret === 'string' ? c.webhookSecret : undefined,
+    webhookType: typeof c.webhookType === 'string' ? c.webhookType : undefined,
   };
+}
+
+export const sendWebhook: Sender = async (n, cfg) => {
+  const c = webhookConfig(n.config);
   const vars = n.event;
   try {
     return await send(n.id, c, vars, cfg.timeoutMs);
@@ -95,20 +110,7 @@ export const sendWebhook: Sender = async (n, cfg) => {
   }
 };
 
-async function send(
-  id: string,
-  c: {
-    url: string;
-    method: string;
-    template?: string;
-    headers?: { key: string; value: string }[];
-    queryParameters?: { key: string; value: string }[];
-    webhookSecret?: string;
-    webhookType?: string;
-  },
-  vars: Record<string, unknown>,
-  timeoutMs: number,
-) {
+async function send(id: string, c: WebhookConfig, vars: Record<string, unknown>, timeoutMs: number) {
   // A template of the user's is Handlebars as Checkly's are ({{X}} HTML-escaped, {{{X}}} not);
   // the presets place JSON-escaped values unescaped.
   const preset = c.webhookType ? PRESETS[c.webhookType] : undefined;

@@ -47,17 +47,7 @@ const listQuery = {
 };
 
 type Sub = { checkId?: string | null; groupId?: number | null; activated: boolean };
-type Body = {
-  type: AlertChannelType;
-  config: Record<string, unknown>;
-  subscriptions?: Sub[];
-  sendRecovery: boolean;
-  sendFailure: boolean;
-  sendDegraded: boolean;
-  sslExpiry: boolean;
-  sslExpiryThreshold: number;
-  autoSubscribe: boolean;
-};
+type Body = Omit<ChannelFields, 'type'> & { type: AlertChannelType; subscriptions?: Sub[] };
 
 const viewSubscription = (s: SubscriptionRow) => ({
   id: Number(s.id),

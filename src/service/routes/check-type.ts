@@ -2,10 +2,9 @@
 // frequencies, response-time limits, request schema, own fields and rules) in
 // src/domain/check-types/.
 
-import { alertingOf, subscriptionsToSave } from '../check-alerting.js';
+import { insertCheck, showCheck, subscriptionsToSave, updateCheck } from '../check-alerting.js';
 import type { Subscription } from '../store/alert-channels.js';
 import type { FastifyPluginAsync } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import {
   type CheckBody,
   commonCheckProperties,
@@ -15,7 +14,7 @@ import {
   mergeCheckConfig,
   assertValidCheck,
 } from './check-fields.js';
-import { toApi, type CheckConfig } from '../store/checks.js';
+import type { CheckConfig } from '../store/checks.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { runtimeViolation } from '../../domain/runtimes.js';
@@ -105,20 +104,9 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
             autoAssign: req.query.autoAssignAlerts,
           },
         );
-        const row = await deps.store.tx(async (tx) => {
-          const r = await tx.checks.insert({
-            id: randomUUID(),
-            account_id: req.accountId,
-            check_type: checkType,
-            name: cfg.name,
-            activated: cfg.activated,
-            config: cfg,
-          });
-          if (subs) await tx.alertChannels.setForCheck(r.id, subs);
-          return r;
-        });
+        const row = await insertCheck(deps.store, { accountId: req.accountId, checkType, config: cfg }, subs);
         await deps.scheduler.upsert(row);
-        return reply.code(201).send(toApi(row, undefined, (await alertingOf(deps.store, [row.id])).get(row.id)));
+        return reply.code(201).send(await showCheck(deps.store, row));
       },
     );
 
@@ -141,13 +129,9 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
         create: false,
         autoAssign: false,
       });
-      const row = await deps.store.tx(async (tx) => {
-        const r = (await tx.checks.update(stored.id, req.accountId, cfg))!;
-        if (subs) await tx.alertChannels.setForCheck(r.id, subs);
-        return r;
-      });
+      const row = await updateCheck(deps.store, stored.id, req.accountId, cfg, subs);
       await deps.scheduler.upsert(row);
-      return toApi(row, undefined, (await alertingOf(deps.store, [row.id])).get(row.id));
+      return showCheck(deps.store, row);
     });
   };
 }

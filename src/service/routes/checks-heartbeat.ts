@@ -1,7 +1,7 @@
 // Heartbeat checks: POST /v1/checks/heartbeat (op 3), PUT /v1/checks/heartbeat/{id}, and the
 // ping address the monitored job calls: GET, POST or HEAD {PING_URL}/<pingToken>.
 
-import { alertingOf, subscriptionsToSave } from '../check-alerting.js';
+import { insertCheck, showCheck, subscriptionsToSave, updateCheck } from '../check-alerting.js';
 import type { Subscription } from '../store/alert-channels.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import {
   mergeCheckConfig,
   assertValidCheck,
 } from './check-fields.js';
-import { toApi, type CheckConfig } from '../store/checks.js';
+import type { CheckConfig, CheckRow } from '../store/checks.js';
 import { periodOf, graceOf, type HeartbeatSpec } from '../heartbeats.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Deps } from '../deps.js';
@@ -63,8 +63,7 @@ function checkSpan(h: HeartbeatSpec): void {
 }
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
-  const show = async (row: Parameters<typeof toApi>[0]) =>
-    toApi(row, deps.pingBase(), (await alertingOf(deps.store, [row.id])).get(row.id));
+  const show = (row: CheckRow) => showCheck(deps.store, row, deps.pingBase());
   const sentSubscriptions = (b: CheckBody) => b.alertChannelSubscriptions as Subscription[] | undefined;
 
   app.post<{ Body: CheckBody; Querystring: { autoAssignAlerts: boolean } }>(
@@ -82,18 +81,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
         create: true,
         autoAssign: req.query.autoAssignAlerts,
       });
-      const row = await deps.store.tx(async (tx) => {
+      const row = await insertCheck(deps.store, { accountId: req.accountId, checkType: 'HEARTBEAT', config: cfg }, subs, async (tx) => {
         if (await tx.heartbeats.tokenTaken(pingToken)) throw tokenInUse();
-        const r = await tx.checks.insert({
-          id: randomUUID(),
-          account_id: req.accountId,
-          check_type: 'HEARTBEAT',
-          name: cfg.name,
-          activated: cfg.activated,
-          config: cfg,
-        });
-        if (subs) await tx.alertChannels.setForCheck(r.id, subs);
-        return r;
       });
       await deps.heartbeats.upsert(row);
       return reply.code(201).send(await show(row));
@@ -116,11 +105,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const token = (cfg.heartbeat as HeartbeatSpec).pingToken;
     if (token && (await deps.store.heartbeats.tokenTaken(token, stored.id))) throw tokenInUse();
     const subs = await subscriptionsToSave(deps.store, req.accountId, sentSubscriptions(req.body), { create: false, autoAssign: false });
-    const row = await deps.store.tx(async (tx) => {
-      const r = (await tx.checks.update(stored.id, req.accountId, cfg))!;
-      if (subs) await tx.alertChannels.setForCheck(r.id, subs);
-      return r;
-    });
+    const row = await updateCheck(deps.store, stored.id, req.accountId, cfg, subs);
     await deps.heartbeats.upsert(row);
     return show(row);
   });
