@@ -12,6 +12,8 @@ export interface AlertEventInput {
   check: { id: string; name: string; checkType: string; tags: string[]; description?: string | null };
   result: { id: string; location: string; responseTime: number; error: string | null; startedAt: number; statusCode?: number | null };
   resultLink: string;
+  /** For ALERT_SSL: the certificate's days left and the host it was served for. */
+  ssl?: { daysRemaining: number; domain: string };
 }
 
 const TITLES: Partial<Record<AlertType, string>> = {
@@ -25,14 +27,15 @@ const TITLES: Partial<Record<AlertType, string>> = {
   ALERT_DEGRADED_RECOVERY: 'has recovered',
 };
 
-export function alertTitle(type: AlertType, checkName: string): string {
+export function alertTitle(type: AlertType, checkName: string, sslDays?: number): string {
+  if (type === 'ALERT_SSL') return `The certificate of check "${checkName}" expires in ${sslDays ?? '?'} days`;
   return `Check "${checkName}" ${TITLES[type] ?? type.toLowerCase().replace(/_/g, ' ')}`;
 }
 
 /** The variables of one notification. */
 export function alertEvent(i: AlertEventInput): Record<string, unknown> {
   return {
-    ALERT_TITLE: alertTitle(i.alertType, i.check.name),
+    ALERT_TITLE: alertTitle(i.alertType, i.check.name, i.ssl?.daysRemaining),
     ALERT_TYPE: i.alertType,
     CHECK_NAME: i.check.name,
     CHECK_ID: i.check.id,
@@ -50,19 +53,33 @@ export function alertEvent(i: AlertEventInput): Record<string, unknown> {
     GROUP_NAME: '',
     IS_REMINDER: i.reminder > 0,
     REMINDER_SEQUENCE: i.reminder,
+    ...(i.ssl ? { SSL_DAYS_REMAINING: i.ssl.daysRemaining, SSL_CHECK_DOMAIN: i.ssl.domain } : {}),
   };
 }
 
-export type AlertKind = 'failure' | 'degraded' | 'recovery';
+export type AlertKind = 'failure' | 'degraded' | 'recovery' | 'ssl';
 
 export function kindOf(type: AlertType): AlertKind {
+  if (type === 'ALERT_SSL') return 'ssl';
   if (type === 'ALERT_RECOVERY' || type === 'ALERT_DEGRADED_RECOVERY') return 'recovery';
   if (type === 'ALERT_DEGRADED' || type === 'ALERT_DEGRADED_REMAIN' || type === 'ALERT_FAILURE_DEGRADED') return 'degraded';
   return 'failure';
 }
 
-/** Whether a channel sends this kind of alert (its sendFailure, sendDegraded, sendRecovery). */
-export function channelWants(channel: { sendFailure: boolean; sendDegraded: boolean; sendRecovery: boolean }, type: AlertType): boolean {
+export interface ChannelFilter {
+  sendFailure: boolean;
+  sendDegraded: boolean;
+  sendRecovery: boolean;
+  sslExpiry: boolean;
+  sslExpiryThreshold: number;
+}
+
+/**
+ * Whether a channel sends this kind of alert: its sendFailure, sendDegraded, sendRecovery; for
+ * certificates, sslExpiry and the days it wants to be warned ahead (`sslDays` left).
+ */
+export function channelWants(channel: ChannelFilter, type: AlertType, sslDays?: number): boolean {
   const kind = kindOf(type);
+  if (kind === 'ssl') return channel.sslExpiry && sslDays !== undefined && sslDays <= channel.sslExpiryThreshold;
   return kind === 'failure' ? channel.sendFailure : kind === 'degraded' ? channel.sendDegraded : channel.sendRecovery;
 }

@@ -40,6 +40,8 @@ export interface AlertState {
   reminders: number;
   /** When the last notification went out (epoch ms). */
   notifiedAt: number | null;
+  /** The UTC day (YYYY-MM-DD) an expiring certificate was last told of. */
+  sslToldOn?: string | null;
 }
 
 export const INITIAL_ALERT_STATE: AlertState = { health: 'PASSING', alerted: 'NONE', runs: 0, since: 0, reminders: 0, notifiedAt: null };
@@ -110,6 +112,18 @@ export function dueReminder(s: AlertState, settings: AlertSettings, now: number)
   if (s.alerted !== 'FAILURE' || s.health !== 'FAILING' || s.reminders >= amount || s.notifiedAt === null) return null;
   if (now - s.notifiedAt < interval) return null;
   return { state: { ...s, reminders: s.reminders + 1, notifiedAt: now }, sequence: s.reminders + 1 };
+}
+
+/** The longest warning any channel may ask for (sslExpiryThreshold is 1..30 days). */
+export const SSL_WARNING_DAYS_MAX = 30;
+
+/**
+ * Whether a run's certificate, `daysRemaining` from expiry, is worth an ALERT_SSL now: within
+ * the longest warning a channel may want, and not already told today (one a day at most).
+ */
+export function sslAlertDue(s: AlertState, daysRemaining: number | null | undefined, now: number): boolean {
+  if (daysRemaining === null || daysRemaining === undefined || daysRemaining > SSL_WARNING_DAYS_MAX) return false;
+  return s.sslToldOn !== new Date(now).toISOString().slice(0, 10);
 }
 
 /** When the next reminder falls due (epoch ms), or null when none will. */

@@ -10,6 +10,7 @@ import {
   dueReminder,
   nextReminderAt,
   onRun,
+  sslAlertDue,
   type AlertSettings,
   type AlertState,
   type AlertType,
@@ -39,6 +40,19 @@ export interface Decisions {
 }
 
 const healthOf = (r: RunResult): Health => (r.hasFailures ? 'FAILING' : r.isDegraded ? 'DEGRADED' : 'PASSING');
+
+type HttpDetail = { apiCheckResult?: { tls?: { daysRemaining?: number | null } | null; request?: { url?: string } } };
+
+/** Days the certificate a URL or API run was served has left, if it was served one. */
+const sslDaysOf = (r: RunResult): number | null => (r.detail as HttpDetail | undefined)?.apiCheckResult?.tls?.daysRemaining ?? null;
+
+function hostOf(r: RunResult): string {
+  try {
+    return new URL((r.detail as HttpDetail).apiCheckResult?.request?.url ?? '').hostname;
+  } catch {
+    return '';
+  }
+}
 
 function settingsOf(row: CheckRow): AlertSettings {
   const c = row.config as { useGlobalAlertSettings?: boolean; alertSettings?: AlertSettings | null };
@@ -97,7 +111,12 @@ export class AlertEngine {
     const checkIds = new Set<string>();
     for (const d of batch) {
       const s = this.states.get(d.job.checkId);
-      if (d.result.hasFailures || d.result.isDegraded || (s !== undefined && (s.health !== 'PASSING' || s.alerted !== 'NONE')))
+      if (
+        d.result.hasFailures ||
+        d.result.isDegraded ||
+        (s !== undefined && (s.health !== 'PASSING' || s.alerted !== 'NONE')) ||
+        sslAlertDue(s ?? INITIAL_ALERT_STATE, sslDaysOf(d.result), d.result.stoppedAt)
+      )
         checkIds.add(d.job.checkId);
     }
     if (!checkIds.size) return null;
@@ -117,15 +136,27 @@ export class AlertEngine {
       };
       const prev = states.get(j.checkId) ?? this.states.get(j.checkId) ?? INITIAL_ALERT_STATE;
       const health = healthOf(j.result);
-      if (health === 'PASSING' && prev.health === 'PASSING' && prev.alerted === 'NONE') continue;
+      const sslDays = sslDaysOf(j.result);
+      const sslDue = sslAlertDue(prev, sslDays, j.result.stoppedAt);
+      const changes = !(health === 'PASSING' && prev.health === 'PASSING' && prev.alerted === 'NONE');
+      if (!changes && !sslDue) continue;
       if (!checks.has(j.checkId)) checks.set(j.checkId, await this.store.checks.get(j.checkId, j.accountId));
       const row = checks.get(j.checkId);
       if (!row) continue; // deleted meanwhile
-      const settings = settingsOf(row);
-      this.reminderSettings.set(j.checkId, settings);
-      const d = onRun(prev, health, settings, j.result.stoppedAt);
-      states.set(j.checkId, d.state);
-      if (d.notify) await this.raise(writes, row, j, d.notify, 0);
+      let next = prev;
+      if (changes) {
+        const settings = settingsOf(row);
+        this.reminderSettings.set(j.checkId, settings);
+        const d = onRun(prev, health, settings, j.result.stoppedAt);
+        next = d.state;
+        if (d.notify) await this.raise(writes, row, j, d.notify, 0);
+      }
+      if (sslDue) {
+        // Once a day at most; each channel decides by its own sslExpiryThreshold.
+        next = { ...next, sslToldOn: new Date(j.result.stoppedAt).toISOString().slice(0, 10) };
+        await this.raise(writes, row, j, 'ALERT_SSL', 0, sslDays!);
+      }
+      states.set(j.checkId, next);
     }
     if (!states.size) return null;
     for (const [id, s] of states) writes.states.push([id, s]);
@@ -145,7 +176,7 @@ export class AlertEngine {
   }
 
   /** A check alert, and a notification for each activated subscription whose channel wants it. */
-  private async raise(writes: AlertWrites, row: CheckRow, j: Judged, type: AlertType, reminder: number): Promise<void> {
+  private async raise(writes: AlertWrites, row: CheckRow, j: Judged, type: AlertType, reminder: number, sslDays?: number): Promise<void> {
     const alertId = randomUUID();
     const c = row.config as { tags?: string[]; description?: string | null; muted?: boolean };
     const statusCode = (j.result.detail?.apiCheckResult as { response?: { status?: number } } | undefined)?.response?.status ?? null;
@@ -177,13 +208,21 @@ export class AlertEngine {
         statusCode,
       },
       resultLink: this.resultLink(row.id, j.id),
+      ssl: sslDays === undefined ? undefined : { daysRemaining: sslDays, domain: hostOf(j.result) },
     });
     for (const s of await this.store.alertChannels.ofChecks([row.id])) {
       if (!s.activated) continue;
       if (
         !channelWants(
-          { sendFailure: Boolean(s.send_failure), sendDegraded: Boolean(s.send_degraded), sendRecovery: Boolean(s.send_recovery) },
+          {
+            sendFailure: Boolean(s.send_failure),
+            sendDegraded: Boolean(s.send_degraded),
+            sendRecovery: Boolean(s.send_recovery),
+            sslExpiry: Boolean(s.ssl_expiry),
+            sslExpiryThreshold: Number(s.ssl_expiry_threshold),
+          },
           type,
+          sslDays,
         )
       )
         continue;

@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startService, eventually, type Service } from '../helpers/procs.js';
 import { closedPort } from '../helpers/servers.js';
+import { httpsServer } from '../helpers/http-servers.js';
 
 interface Received {
   path: string;
@@ -157,6 +158,46 @@ describe('webhook notifications', () => {
     expect(JSON.parse(recovered.body).CHECK_ID).toBe(check.body.id);
     await svc.api('DELETE', `/v1/checks/${check.body.id}`);
     await hook.close();
+  });
+
+  it('warn of a certificate about to expire, once a day, to channels that asked that far ahead', async () => {
+    const tls = await httpsServer(); // its certificate is valid for 30 days
+    const hook = await receiver();
+    const ahead30 = (
+      await svc.api('POST', '/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'ssl', url: `${hook.url}/30`, method: 'POST' },
+        sslExpiry: true,
+      })
+    ).body;
+    const ahead7 = (
+      await svc.api('POST', '/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'ssl7', url: `${hook.url}/7`, method: 'POST' },
+        sslExpiry: true,
+        sslExpiryThreshold: 7,
+      })
+    ).body;
+    const check = await svc.api('POST', '/v1/checks/url', {
+      name: 'tls shop',
+      activated: false,
+      locations: ['eu-west-1'],
+      request: { url: `${tls.url}/ok`, skipSSL: true },
+      alertChannelSubscriptions: [
+        { alertChannelId: ahead30.id, activated: true },
+        { alertChannelId: ahead7.id, activated: true },
+      ],
+    });
+    expect((await runNow(check.body.id)).status).toBe('PASSED');
+    const warned = await eventually(async () => hook.got[0]);
+    expect(warned.path).toBe('/30');
+    expect(JSON.parse(warned.body)).toMatchObject({ ALERT_TYPE: 'ALERT_SSL', SSL_DAYS_REMAINING: 29, SSL_CHECK_DOMAIN: '127.0.0.1' });
+    await runNow(check.body.id);
+    // Written with the result: the second run's decision is known once its session is done.
+    const sent = (await svc.api('GET', `/v1/alert-notifications?limit=100`)).body.filter((n: any) => n.checkId === check.body.id);
+    expect(sent.map((n: any) => [n.alertType, n.alertChannelId])).toEqual([['ALERT_SSL', ahead30.id]]);
+    await hook.close();
+    await tls.close();
   });
 
   it('stay quiet for a muted check, which still records its alerts', async () => {

@@ -4,6 +4,7 @@ import { describe, it, expect } from 'vitest';
 import {
   INITIAL_ALERT_STATE,
   onRun,
+  sslAlertDue,
   dueReminder,
   nextReminderAt,
   runHealth,
@@ -11,6 +12,7 @@ import {
   type AlertState,
   type Health,
 } from '../../src/domain/alert-state.js';
+import { channelWants } from '../../src/domain/alert-event.js';
 
 const MIN = 60_000;
 
@@ -120,5 +122,26 @@ describe('a run across locations', () => {
     expect(runHealth([loc(true), loc(true), loc(false)], s)).toBe('FAILING');
     // One location: the threshold does not apply.
     expect(runHealth([loc(true)], s)).toBe('FAILING');
+  });
+});
+
+describe('certificate expiry', () => {
+  const DAY = 86_400_000;
+  it('is worth telling within 30 days of expiry, once a day', () => {
+    const now = Date.UTC(2026, 10, 23, 12);
+    expect(sslAlertDue(INITIAL_ALERT_STATE, 31, now)).toBe(false);
+    expect(sslAlertDue(INITIAL_ALERT_STATE, null, now)).toBe(false);
+    expect(sslAlertDue(INITIAL_ALERT_STATE, 30, now)).toBe(true);
+    const told = { ...INITIAL_ALERT_STATE, sslToldOn: '2026-11-23' };
+    expect(sslAlertDue(told, 5, now + 3_600_000)).toBe(false);
+    expect(sslAlertDue(told, 4, now + DAY)).toBe(true);
+  });
+  it('reaches the channels that asked, by their own threshold', () => {
+    const ch = { sendFailure: true, sendDegraded: false, sendRecovery: true, sslExpiry: true, sslExpiryThreshold: 14 };
+    expect(channelWants(ch, 'ALERT_SSL', 14)).toBe(true);
+    expect(channelWants(ch, 'ALERT_SSL', 15)).toBe(false);
+    expect(channelWants({ ...ch, sslExpiry: false }, 'ALERT_SSL', 3)).toBe(false);
+    expect(channelWants(ch, 'ALERT_DEGRADED')).toBe(false);
+    expect(channelWants(ch, 'ALERT_RECOVERY')).toBe(true);
   });
 });

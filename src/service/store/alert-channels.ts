@@ -127,11 +127,13 @@ export class AlertChannelRepository {
       send_failure: boolean;
       send_recovery: boolean;
       send_degraded: boolean;
+      ssl_expiry: boolean;
+      ssl_expiry_threshold: number;
     })[]
   > {
     if (!checkIds.length) return [];
     return this.db.query(
-      `SELECT s.*, c.type, c.config, c.send_failure, c.send_recovery, c.send_degraded
+      `SELECT s.*, c.type, c.config, c.send_failure, c.send_recovery, c.send_degraded, c.ssl_expiry, c.ssl_expiry_threshold
        FROM alert_subscriptions s JOIN alert_channels c ON c.id = s.channel_id
        WHERE s.check_id ${inList(this.db, '$1')} ORDER BY s.id`,
       [checkIds],
