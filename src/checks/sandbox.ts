@@ -6,7 +6,7 @@
 // nobody (really, where the runtimes are readable by all; else inside a user namespace). The
 // network stays: a check is there to reach things.
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -147,4 +147,20 @@ function systemMounts(): string[] {
   const nodePrefix = path.dirname(path.dirname(process.execPath));
   if (!nodePrefix.startsWith('/usr')) out.push('--ro-bind', nodePrefix, nodePrefix);
   return out;
+}
+
+/**
+ * Starts a command, sandboxed or not, as a process group of its own, so `killGroup` ends it and
+ * everything it started (a test runner's workers and browser, bubblewrap's namespace).
+ */
+export function spawnGroup(c: SandboxedCommand, o: { cwd: string; env: Record<string, string>; stdio: StdioOptions }): ChildProcess {
+  return spawn(c.file, c.args, { cwd: o.cwd, env: o.env, uid: c.uid, gid: c.gid, stdio: o.stdio, detached: true });
+}
+
+export function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
 }

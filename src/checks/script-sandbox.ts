@@ -5,11 +5,10 @@
 // nothing else of the file system, /proc included; no child processes, no workers), inside the
 // agent's sandbox when there is one, with a heap limit and a time limit.
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Sandbox, SandboxedCommand } from './sandbox.js';
+import { killGroup, spawnGroup, type Sandbox, type SandboxedCommand } from './sandbox.js';
 
 export const SCRIPT_MEMORY_MB = 64;
 const LOG_LINES = 100;
@@ -86,26 +85,15 @@ export function runScript(
 
   return new Promise<ScriptOutcome>((resolve) => {
     // The check's variables are the whole environment: the agent's own never reach the script.
-    const child = spawn(command.file, command.args, {
-      cwd: dir,
-      env: input.variables,
-      uid: command.uid,
-      gid: command.gid,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
+    const child = spawnGroup(command, { cwd: dir, env: input.variables, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     let timedOut = false;
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       if (stderr.length < STDERR_LIMIT) stderr += d;
     });
     const kill = setTimeout(() => {
       timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
+      killGroup(child);
     }, timeoutMs);
     child.on('error', (e) => {
       clearTimeout(kill);

@@ -3,7 +3,7 @@
 // environment of the check's variables only), connected to the agent's shared Chromium. The
 // JSON report becomes the result; screenshots, traces and videos are uploaded as artifacts.
 
-import { spawn } from 'node:child_process';
+import { killGroup, spawnGroup } from '../sandbox.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -186,27 +186,17 @@ function runTestRunner(
   ctx: RunContext,
 ): Promise<{ code: number | null; log: string; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(command.file, command.args, {
-      ...opts,
-      uid: command.uid,
-      gid: command.gid,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const child = spawnGroup(command, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     let killed = false;
     const take = (d: Buffer) => {
       if (log.length < LOG_LIMIT) log += d.toString('utf8');
     };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
     const kill = () => {
       killed = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
+      killGroup(child);
     };
     const timer = setTimeout(kill, Math.max(1000, ctx.deadline - Date.now()));
     ctx.signal.addEventListener('abort', kill, { once: true });
