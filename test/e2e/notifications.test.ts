@@ -139,6 +139,31 @@ describe('webhook notifications', () => {
     await hook.close();
   });
 
+  it('wait for the check’s own threshold of failed runs in a row', async () => {
+    const hook = await receiver();
+    const channel = (await svc.api('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 't', url: hook.url, method: 'POST' } }))
+      .body;
+    const checkId = await urlCheck(channel.id, {
+      useGlobalAlertSettings: false,
+      alertSettings: {
+        escalationType: 'RUN_BASED',
+        runBasedEscalation: { failedRunThreshold: 2 },
+        reminders: { amount: 0, interval: 5 },
+        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+      },
+    });
+    healthy = false;
+    await runNow(checkId);
+    // Decided with the result: after one failed run there is nothing to send.
+    expect((await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.id}`)).body).toEqual([]);
+    await runNow(checkId);
+    healthy = true;
+    const told = await eventually(async () => hook.got[0]);
+    expect(JSON.parse(told.body)).toMatchObject({ ALERT_TYPE: 'ALERT_FAILURE', CHECK_ID: checkId });
+    expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body.map((a: any) => a.alertType)).toEqual(['ALERT_FAILURE']);
+    await hook.close();
+  });
+
   it('tell of a heartbeat that missed its ping, and of the next ping', async () => {
     const hook = await receiver();
     const channel = (
