@@ -58,6 +58,17 @@ const pairs = (v: unknown) =>
 const E164 = /^\+[1-9]\d{6,14}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** SMS and CALL channels: a number to reach. */
+const PHONE: Rule[] = [
+  {
+    field: 'number',
+    check: (v) => typeof v === 'string' && E164.test(v),
+    says: 'a phone number in E.164 form (+15551234567)',
+    required: true,
+  },
+  { field: 'name', check: (v) => typeof v === 'string', says: 'a string', required: false },
+];
+
 const RULES: Record<AlertChannelType, Rule[]> = {
   EMAIL: [{ field: 'address', check: (v) => typeof v === 'string' && EMAIL.test(v), says: 'an email address', required: true }],
   SLACK: [
@@ -82,24 +93,8 @@ const RULES: Record<AlertChannelType, Rule[]> = {
     { field: 'webhookSecret', check: (v) => typeof v === 'string', says: 'a string', required: false },
     { field: 'webhookType', check: oneOf(WEBHOOK_TYPES), says: `one of ${WEBHOOK_TYPES.join(', ')}`, required: false },
   ],
-  SMS: [
-    {
-      field: 'number',
-      check: (v) => typeof v === 'string' && E164.test(v),
-      says: 'a phone number in E.164 form (+15551234567)',
-      required: true,
-    },
-    { field: 'name', check: (v) => typeof v === 'string', says: 'a string', required: false },
-  ],
-  CALL: [
-    {
-      field: 'number',
-      check: (v) => typeof v === 'string' && E164.test(v),
-      says: 'a phone number in E.164 form (+15551234567)',
-      required: true,
-    },
-    { field: 'name', check: (v) => typeof v === 'string', says: 'a string', required: false },
-  ],
+  SMS: PHONE,
+  CALL: PHONE,
   PAGERDUTY: [
     { field: 'serviceKey', check: str, says: 'the integration (routing) key', required: true },
     { field: 'account', check: (v) => typeof v === 'string', says: 'a string', required: false },

@@ -164,19 +164,13 @@ export class AlertRepository {
     limit: number,
     offset: number,
   ): Promise<NotificationRow[]> {
-    const where = ['n.account_id = $1', 'n.created_at >= $2', 'n.created_at <= $3'];
-    const params: unknown[] = [accountId, f.from, f.to];
-    if (f.channelId !== undefined) {
-      params.push(f.channelId);
-      where.push(`n.channel_id = $${params.length}`);
-    }
-    if (f.hasFailures !== undefined) where.push(f.hasFailures ? `n.status = 'FAILURE'` : `n.status <> 'FAILURE'`);
-    params.push(limit, offset);
+    const q = windowed('n.', accountId, f, [['channel_id', f.channelId]], limit, offset);
+    if (f.hasFailures !== undefined) q.where.push(f.hasFailures ? `n.status = 'FAILURE'` : `n.status <> 'FAILURE'`);
     return this.db.query<NotificationRow>(
       `SELECT n.*, c.type, c.config, a.check_type FROM alert_notifications n
        LEFT JOIN alert_channels c ON c.id = n.channel_id LEFT JOIN check_alerts a ON a.id = n.check_alert_id
-       WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC, n.id LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
+       WHERE ${q.where.join(' AND ')} ORDER BY n.created_at DESC, n.id ${q.page}`,
+      q.params,
     );
   }
 
@@ -186,16 +180,33 @@ export class AlertRepository {
     limit: number,
     offset: number,
   ): Promise<CheckAlertRow[]> {
-    const where = ['account_id = $1', 'created_at >= $2', 'created_at <= $3'];
-    const params: unknown[] = [accountId, f.from, f.to];
-    if (f.checkId !== undefined) {
-      params.push(f.checkId);
-      where.push(`check_id = $${params.length}`);
-    }
-    params.push(limit, offset);
+    const q = windowed('', accountId, f, [['check_id', f.checkId]], limit, offset);
     return this.db.query<CheckAlertRow>(
-      `SELECT * FROM check_alerts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
+      `SELECT * FROM check_alerts WHERE ${q.where.join(' AND ')} ORDER BY created_at DESC, id ${q.page}`,
+      q.params,
     );
   }
+}
+
+/**
+ * An account's rows created between two times, with equality filters where a value is given,
+ * one page of them: the conditions, the LIMIT/OFFSET clause, and their parameters.
+ */
+function windowed(
+  prefix: string,
+  accountId: string,
+  f: { from: Date; to: Date },
+  equal: [string, unknown][],
+  limit: number,
+  offset: number,
+) {
+  const where = [`${prefix}account_id = $1`, `${prefix}created_at >= $2`, `${prefix}created_at <= $3`];
+  const params: unknown[] = [accountId, f.from, f.to];
+  for (const [column, value] of equal) {
+    if (value === undefined) continue;
+    params.push(value);
+    where.push(`${prefix}${column} = $${params.length}`);
+  }
+  params.push(limit, offset);
+  return { where, page: `LIMIT $${params.length - 1} OFFSET $${params.length}`, params };
 }
