@@ -1,6 +1,7 @@
 // What crosses the wire between service and agent: a job to run, and the result of running it.
 
 import type { AssertionOutcome } from './assertions.js';
+import type { GroupScripts } from './check-groups.js';
 
 /** Version of the agent protocol (docs/agent-protocol.md); an agent of another version stops. */
 export const PROTOCOL_VERSION = 1;
@@ -47,12 +48,14 @@ export interface JobCheck<R = Record<string, unknown>> {
   degradedResponseTime: number | null;
   maxResponseTime: number | null;
   shouldFail: boolean;
-  /** The check's own variables; they win over the account's. */
+  /** The check's own variables (its group's first); they win over the account's. */
   environmentVariables?: Variable[];
   setupSnippetId?: number | null;
   tearDownSnippetId?: number | null;
   localSetupScript?: string | null;
   localTearDownScript?: string | null;
+  /** API checks in a group with scripts: its setup runs before the check's, its teardown after. */
+  groupScripts?: GroupScripts;
   /** Browser, multi-step and Playwright checks: the code to run and how. */
   code?: CheckCode;
 }

@@ -4,6 +4,7 @@
 // is a result judged, and a decided notification is in the outbox before anyone can lose it.
 // A passing run of a check that was passing changes nothing and costs a map lookup.
 
+import type { CheckGroups } from './check-groups.js';
 import { randomUUID } from 'node:crypto';
 import {
   INITIAL_ALERT_STATE,
@@ -140,7 +141,7 @@ export class AlertEngine {
       const sslDue = sslAlertDue(prev, sslDays, j.result.stoppedAt);
       const changes = !(health === 'PASSING' && prev.health === 'PASSING' && prev.alerted === 'NONE');
       if (!changes && !sslDue) continue;
-      if (!checks.has(j.checkId)) checks.set(j.checkId, await this.store.checks.get(j.checkId, j.accountId));
+      if (!checks.has(j.checkId)) checks.set(j.checkId, this.effective(await this.store.checks.get(j.checkId, j.accountId)));
       const row = checks.get(j.checkId);
       if (!row) continue; // deleted meanwhile
       let next = prev;
@@ -210,7 +211,9 @@ export class AlertEngine {
       resultLink: this.resultLink(row.id, j.id),
       ssl: sslDays === undefined ? undefined : { daysRemaining: sslDays, domain: hostOf(j.result) },
     });
-    for (const s of await this.store.alertChannels.ofChecks([row.id])) {
+    const group = this.groups?.alertingGroup(row) ?? null;
+    const subscriptions = group === null ? this.store.alertChannels.ofChecks([row.id]) : this.store.alertChannels.ofGroups([group]);
+    for (const s of await subscriptions) {
       if (!s.activated) continue;
       if (
         !channelWants(
@@ -238,6 +241,13 @@ export class AlertEngine {
         nextAttemptAt: this.now(),
       });
     }
+  }
+
+  /** Set when checks can be in groups: a member alerts with its group's settings and channels. */
+  groups: CheckGroups | null = null;
+
+  private effective(row: CheckRow | null): CheckRow | null {
+    return row && this.groups ? this.groups.effective(row) : row;
   }
 
   // Reminders: one timer at the earliest one due; each repeats the failure alert of its check.
@@ -268,7 +278,7 @@ export class AlertEngine {
     const states = new Map<string, AlertState>();
     for (const [id, s] of this.states) {
       if (s.alerted !== 'FAILURE' || s.health !== 'FAILING') continue;
-      const row = await this.store.checks.getAny(id);
+      const row = this.effective(await this.store.checks.getAny(id));
       if (!row) continue;
       const settings = settingsOf(row);
       this.reminderSettings.set(id, settings);

@@ -4,9 +4,10 @@
 import { alertChannelsOf } from '../domain/alert-channels.js';
 import { ApiError } from './errors.js';
 import type { Repositories } from './store/index.js';
-import type { Subscription } from './store/alert-channels.js';
+import type { Subscription, SubscriptionWithChannel } from './store/alert-channels.js';
 import { toApi, type CheckConfig, type CheckRow } from './store/checks.js';
 import { randomUUID } from 'node:crypto';
+import type { CheckGroups } from './check-groups.js';
 
 export interface CheckAlerting {
   alertChannelSubscriptions: Subscription[];
@@ -21,13 +22,16 @@ export async function alertingOf(store: Repositories, checkIds: string[]): Promi
   const out = new Map<string, CheckAlerting>(checkIds.map((id) => [id, NONE]));
   for (const id of checkIds) {
     const mine = rows.filter((r) => r.check_id === id);
-    if (!mine.length) continue;
-    out.set(id, {
-      alertChannelSubscriptions: mine.map((r) => ({ alertChannelId: Number(r.channel_id), activated: Boolean(r.activated) })),
-      alertChannels: alertChannelsOf(mine.map((r) => ({ type: r.type, config: r.config, activated: Boolean(r.activated) }))),
-    });
+    if (mine.length) out.set(id, alertingFrom(mine));
   }
   return out;
+}
+
+function alertingFrom(subs: SubscriptionWithChannel[]): CheckAlerting {
+  return {
+    alertChannelSubscriptions: subs.map((r) => ({ alertChannelId: Number(r.channel_id), activated: Boolean(r.activated) })),
+    alertChannels: alertChannelsOf(subs.map((r) => ({ type: r.type, config: r.config, activated: Boolean(r.activated) }))),
+  };
 }
 
 /**
@@ -101,4 +105,27 @@ export function updateCheck(
 /** The check as the API shows it, its subscriptions and channels included. */
 export async function showCheck(store: Repositories, row: CheckRow, pingBase?: string) {
   return toApi(row, pingBase, (await alertingOf(store, [row.id])).get(row.id));
+}
+
+/**
+ * Checks as the API shows them: as stored, or (applyGroupSettings) as they run, their group's
+ * settings applied and, where the group's alerting replaces theirs, its subscriptions shown.
+ */
+export async function showChecks(
+  deps: { store: Repositories; groups: CheckGroups; pingBase(): string },
+  rows: CheckRow[],
+  applyGroupSettings: boolean,
+) {
+  const own = await alertingOf(
+    deps.store,
+    rows.map((r) => r.id),
+  );
+  if (!applyGroupSettings) return rows.map((r) => toApi(r, deps.pingBase(), own.get(r.id)));
+  const viaGroup = rows.map((r) => deps.groups.alertingGroup(r));
+  const groupSubs = await deps.store.alertChannels.ofGroups([...new Set(viaGroup.filter((g): g is number => g !== null))]);
+  return rows.map((r, i) => {
+    const g = viaGroup[i];
+    const alerting = g === null ? own.get(r.id) : alertingFrom(groupSubs.filter((s) => Number(s.group_id) === g));
+    return toApi(deps.groups.effective(r), deps.pingBase(), alerting);
+  });
 }

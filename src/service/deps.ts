@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { ServiceConfig } from './config.js';
 import type { JobQueue } from './jobs.js';
 import type { Scheduler } from './scheduler.js';
+import type { CheckGroups } from './check-groups.js';
 import type { AgentRegistry } from './agents.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { HeartbeatMonitor } from './heartbeats.js';
@@ -21,6 +22,8 @@ export interface Deps {
   config: ServiceConfig;
   jobs: JobQueue;
   scheduler: Scheduler;
+  /** Check groups in memory, and the effective check of a member. */
+  groups: CheckGroups;
   agents: AgentRegistry;
   metrics: ServiceMetrics;
   /** Base URL as reachable by clients (known after listen when PORT=0). */

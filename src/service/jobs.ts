@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
 import { sessionOfJob, type Job, type RunResult } from '../domain/run.js';
 import { Deque } from './deque.js';
-import { jobFor } from './store/checks.js';
+import { jobFor, type CheckRow } from './store/checks.js';
 import type { JobRecord } from './store/jobs.js';
 import { systemClock, type Clock } from './clock.js';
 import { SERVICE_TICK_MS, Ticker } from './ticker.js';
@@ -27,6 +27,8 @@ export interface JobQueueOptions {
   unclaimedTtlMs: number;
   /** Adds what a job needs from elsewhere (variables, snippets) as it is handed out, so it is current. */
   prepare?: (job: Job, accountId: string) => Job;
+  /** A check as it runs (its group's settings applied), for jobs rebuilt at start. */
+  effective?: (row: CheckRow) => CheckRow;
   clock?: Clock;
 }
 
@@ -70,6 +72,7 @@ export class JobQueue {
   private readonly leaseMs: number;
   private readonly unclaimedTtlMs: number;
   private readonly prepare: (job: Job, accountId: string) => Job;
+  private readonly effective: (row: CheckRow) => CheckRow;
   private readonly clock: Clock;
 
   constructor(
@@ -81,6 +84,7 @@ export class JobQueue {
     this.leaseMs = opts.leaseMs;
     this.unclaimedTtlMs = opts.unclaimedTtlMs;
     this.prepare = opts.prepare ?? ((job) => job);
+    this.effective = opts.effective ?? ((row) => row);
     this.clock = opts.clock ?? systemClock;
     this.ticker = new Ticker(this.clock, SERVICE_TICK_MS);
   }
@@ -92,7 +96,7 @@ export class JobQueue {
     for (const r of rows) {
       const q: QueuedJob = {
         // A session's run keeps its session: results delivered after the restart complete it.
-        job: jobFor(r, r.due_at, r.location, sessionOfJob(r.job_id)),
+        job: jobFor(this.effective(r), r.due_at, r.location, sessionOfJob(r.job_id)),
         accountId: r.account_id,
         queueKey: r.queue_key,
         queuedAt: now,

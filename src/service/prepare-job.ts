@@ -13,8 +13,19 @@ export function jobPreparer(variables: VariablesCache, snippets: SnippetsCache) 
     if (UPTIME_CHECK_TYPES.has(job.checkType) && !job.check.environmentVariables) return job;
     const c = job.check;
     const vars = [...variables.of(accountId), ...(c.environmentVariables ?? [])];
-    const setupScript = join(snippets.script(accountId, c.setupSnippetId), c.localSetupScript);
-    const tearDownScript = join(snippets.script(accountId, c.tearDownSnippetId), c.localTearDownScript);
+    const g = c.groupScripts;
+    const setupScript = join(
+      snippets.script(accountId, g?.setupSnippetId),
+      g?.localSetupScript,
+      snippets.script(accountId, c.setupSnippetId),
+      c.localSetupScript,
+    );
+    const tearDownScript = join(
+      snippets.script(accountId, c.tearDownSnippetId),
+      c.localTearDownScript,
+      snippets.script(accountId, g?.tearDownSnippetId),
+      g?.localTearDownScript,
+    );
     return {
       ...job,
       ...(vars.length ? { variables: vars } : {}),

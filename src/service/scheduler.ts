@@ -45,6 +45,8 @@ export class Scheduler {
     private metrics: ServiceMetrics,
     private unclaimedTtlMs: number,
     private clock: Clock = systemClock,
+    /** A check as it runs (its group's settings applied). */
+    readonly effective: (row: CheckRow) => CheckRow = (row) => row,
   ) {}
 
   async start(): Promise<void> {
@@ -53,9 +55,11 @@ export class Scheduler {
     const slugs = await this.store.privateLocations.slugIndex();
     const now = this.clock.now();
     let missed = 0;
-    for (const row of rows) {
+    for (const checkRow of rows) {
+      const row = this.effective(checkRow);
+      if (!row.activated) continue;
       const s = this.plan(row, slugs);
-      const stored = row.next_due_at;
+      const stored = checkRow.next_due_at;
       if (stored !== null && stored <= now) {
         // Down over one or more due times: run the latest if it is still fresh, skip the rest.
         const latest = lastDue(now, s.period, s.phase);
@@ -83,8 +87,9 @@ export class Scheduler {
     await this.write();
   }
 
-  /** Called after a check is created or updated. */
-  async upsert(row: CheckRow): Promise<void> {
+  /** Called after a check (or its group) is created or updated. */
+  async upsert(stored: CheckRow): Promise<void> {
+    const row = this.effective(stored);
     const old = this.byId.get(row.id);
     if (!row.activated || row.check_type === 'HEARTBEAT') return this.remove(row.id, false);
     const s = this.plan(row, await this.store.privateLocations.slugIndex(row.account_id));
@@ -99,7 +104,7 @@ export class Scheduler {
     await this.jobs.withdraw(checkId, deleted);
   }
 
-  /** Where a check runs: one target per location and private location. */
+  /** Where a check runs: one target per location and private location. `row`: as it runs. */
   async targetsFor(row: CheckRow): Promise<Target[]> {
     return this.plan(row, await this.store.privateLocations.slugIndex(row.account_id)).targets;
   }

@@ -15,6 +15,7 @@ import runtimes from './routes/runtimes.js';
 import artifacts from './routes/artifacts.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
+import checkGroups from './routes/check-groups.js';
 import snippets from './routes/snippets.js';
 import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
@@ -152,6 +153,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     checkStatuses,
     variables,
     checkSessions,
+    checkGroups,
     snippets,
     alertChannels,
     alertHistory,

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { openStore } from './store/index.js';
 import { JobQueue } from './jobs.js';
 import { Scheduler } from './scheduler.js';
+import { CheckGroups } from './check-groups.js';
+import type { CheckRow } from './store/checks.js';
 import { AgentRegistry } from './agents.js';
 import { serviceMetrics } from './metrics.js';
 import { HeartbeatMonitor } from './heartbeats.js';
@@ -40,13 +42,17 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   await variables.load();
   const snippets = new SnippetsCache();
   await snippets.load(store.snippets);
+  const groups = new CheckGroups(store);
+  await groups.load();
+  const effective = (row: CheckRow) => groups.effective(row);
   const jobs = new JobQueue(store, log, metrics, {
     leaseMs: config.leaseSeconds * 1000,
     unclaimedTtlMs: config.unclaimedRunTtlMs,
     prepare: jobPreparer(variables, snippets),
+    effective,
   });
   await jobs.load();
-  const scheduler = new Scheduler(store, jobs, log, metrics, config.unclaimedRunTtlMs);
+  const scheduler = new Scheduler(store, jobs, log, metrics, config.unclaimedRunTtlMs, undefined, effective);
   // An agent counts as connected while its polls keep coming.
   const agents = new AgentRegistry(config.pollSeconds * 1000 * 2 + 10_000);
   let baseUrl = config.baseUrl;
@@ -60,6 +66,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     config,
     jobs,
     scheduler,
+    groups,
     agents,
     metrics,
     heartbeats,
@@ -82,6 +89,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     (checkId, resultId) => `${baseUrl}/v1/check-results/${checkId}/${resultId}`,
     () => notifier.wake(),
   );
+  alerts.groups = groups;
   await alerts.load();
   if (config.alerts) {
     jobs.alerts = alerts;

@@ -40,7 +40,8 @@ export class Sessions {
     const sessions: SessionRow[] = [];
     const queued: QueuedJob[] = [];
     const now = Date.now();
-    for (const row of checks) {
+    for (const stored of checks) {
+      const row = this.scheduler.effective(stored);
       const targets = await this.scheduler.targetsFor(row);
       const id = randomUUID();
       const s = await this.store.insert({

@@ -5,7 +5,7 @@ import { BROWSER_FREQUENCIES, URL_RESPONSE_TIME_MAX } from '../limits.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
-const environmentVariable = {
+export const environmentVariable = {
   type: 'object',
   required: ['key', 'value'],
   properties: {

@@ -122,10 +122,13 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     const targets = subs.map((s) => ({ ...subscriptionTarget(s), activated: s.activated }));
     for (const t of targets) {
       if (t.checkId !== null && !(await deps.store.checks.get(t.checkId, accountId))) throw notFound('Check', t.checkId);
-      // Groups come with check groups; until then no group id names anything.
-      if (t.groupId !== null) throw notFound('Check group', t.groupId);
+      if (t.groupId !== null && !deps.groups.get(accountId, t.groupId)) throw notFound('Check group', t.groupId);
     }
     return targets;
+  };
+  // Whether a group has subscriptions decides whether its alerting replaces its checks' own.
+  const groupsChanged = async (targets: { groupId: number | null }[] | null, always = false) => {
+    if (always || targets?.some((t) => t.groupId !== null)) await deps.groups.load();
   };
   const show = async (row: ChannelRow) => view(row, await deps.store.alertChannels.subscriptionsOfChannels([Number(row.id)]));
 
@@ -150,6 +153,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (targets) await tx.alertChannels.setForChannel(Number(r.id), targets);
       return r;
     });
+    await groupsChanged(targets);
     return reply.code(201).send(await show(row));
   });
 
@@ -169,11 +173,13 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (targets) await tx.alertChannels.setForChannel(req.params.id, targets);
       return r;
     });
+    await groupsChanged(targets, true);
     return show(row);
   });
 
   app.delete<{ Params: { id: number } }>('/v1/alert-channels/:id', { schema: { params } }, async (req, reply) => {
     if (!(await deps.store.alertChannels.delete(req.accountId, req.params.id))) throw notFound('Alert channel', req.params.id);
+    await groupsChanged(null, true);
     return reply.code(204).send();
   });
 
@@ -183,7 +189,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     async (req) => {
       if (!(await deps.store.alertChannels.get(req.accountId, req.params.id))) throw notFound('Alert channel', req.params.id);
       const [target] = await checkTargets(req.accountId, [req.body]);
-      return viewSubscription(await deps.store.alertChannels.subscribe(req.params.id, target!));
+      const row = await deps.store.alertChannels.subscribe(req.params.id, target!);
+      await groupsChanged([target!]);
+      return viewSubscription(row);
     },
   );
 };

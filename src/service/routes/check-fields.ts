@@ -6,6 +6,7 @@ import { checkRuleViolation, defaultOffset } from '../../domain/check-rules.js';
 import { ApiError } from '../errors.js';
 import type { PrivateLocationRepository } from '../store/private-locations.js';
 import type { CheckConfig } from '../store/checks.js';
+import type { CheckGroups } from '../check-groups.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -154,12 +155,18 @@ export function mergeCheckConfig(stored: CheckConfig, body: CheckBody, known: Re
 }
 
 /** Cross-field rules and references to other resources; throws a 400 naming the field. */
-export async function assertValidCheck(privateLocations: PrivateLocationRepository, accountId: string, cfg: CheckConfig): Promise<void> {
+export async function assertValidCheck(
+  refs: { privateLocations: PrivateLocationRepository; groups: Pick<CheckGroups, 'get'> },
+  accountId: string,
+  cfg: CheckConfig,
+): Promise<void> {
   const v = checkRuleViolation(cfg);
   if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
+  if (cfg.groupId !== null && cfg.groupId !== undefined && !refs.groups.get(accountId, cfg.groupId))
+    throw new ApiError(400, `groupId names no check group with id ${cfg.groupId}`, { field: 'groupId', rule: 'exists' });
   const slugs = cfg.privateLocations ?? [];
   if (slugs.length) {
-    const known = await privateLocations.knownSlugs(accountId, slugs);
+    const known = await refs.privateLocations.knownSlugs(accountId, slugs);
     const missing = slugs.filter((s) => !known.has(s));
     if (missing.length) {
       throw new ApiError(

@@ -1,10 +1,9 @@
 // Checks of any type: list, read, delete.
 
-import { alertingOf } from '../check-alerting.js';
+import { showChecks } from '../check-alerting.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { CHECK_TYPES, PAGE_LIMIT_MAX, PAGE_MAX } from '../../domain/limits.js';
 import { declarationOf } from '../../domain/check-types/index.js';
-import { toApi } from '../store/checks.js';
 import { idParams } from './check-fields.js';
 import { ApiError, notFound } from '../errors.js';
 
@@ -16,11 +15,13 @@ const listQuery = {
     limit: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX, default: 10 },
     page: { type: 'integer', minimum: 1, maximum: PAGE_MAX, default: 1 },
     checkType: { type: 'string', enum: [...CHECK_TYPES] },
+    applyGroupSettings: { type: 'boolean', default: false },
   },
 };
+const readQuery = { type: 'object', properties: { applyGroupSettings: { type: 'boolean', default: false } } };
 
 const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
-  app.get<{ Querystring: { limit: number; page: number; checkType?: string } }>(
+  app.get<{ Querystring: { limit: number; page: number; checkType?: string; applyGroupSettings: boolean } }>(
     '/v1/checks',
     { schema: { querystring: listQuery } },
     async (req, reply) => {
@@ -29,19 +30,19 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       const { rows, total } = await deps.store.checks.list(req.accountId, limit, offset, checkType);
       const end = rows.length ? offset + rows.length - 1 : offset;
       reply.header('Content-Range', rows.length ? `${offset}-${end}/${total}` : `*/${total}`);
-      const alerting = await alertingOf(
-        deps.store,
-        rows.map((r) => r.id),
-      );
-      return rows.map((r) => toApi(r, deps.pingBase(), alerting.get(r.id)));
+      return showChecks(deps, rows, req.query.applyGroupSettings);
     },
   );
 
-  app.get<{ Params: { id: string } }>('/v1/checks/:id', { schema: { params: idParams } }, async (req) => {
-    const row = await deps.store.checks.get(req.params.id, req.accountId);
-    if (!row) throw notFound('Check', req.params.id);
-    return toApi(row, deps.pingBase(), (await alertingOf(deps.store, [row.id])).get(row.id));
-  });
+  app.get<{ Params: { id: string }; Querystring: { applyGroupSettings: boolean } }>(
+    '/v1/checks/:id',
+    { schema: { params: idParams, querystring: readQuery } },
+    async (req) => {
+      const row = await deps.store.checks.get(req.params.id, req.accountId);
+      if (!row) throw notFound('Check', req.params.id);
+      return (await showChecks(deps, [row], req.query.applyGroupSettings))[0];
+    },
+  );
 
   // Op 2: the generic update. The spec requires `heartbeat` and `script` in its body for every
   // type; the rest is applied by the type's own update route, so each type's rules hold here too.

@@ -38,6 +38,16 @@ export interface SubscriptionRow {
   activated: boolean;
 }
 
+export type SubscriptionWithChannel = SubscriptionRow & {
+  type: string;
+  config: Record<string, unknown>;
+  send_failure: boolean;
+  send_recovery: boolean;
+  send_degraded: boolean;
+  ssl_expiry: boolean;
+  ssl_expiry_threshold: number;
+};
+
 /** A subscription as the check and group bodies spell it. */
 export interface Subscription {
   alertChannelId: number;
@@ -120,24 +130,29 @@ export class AlertChannelRepository {
   }
 
   /** The subscriptions of these checks, each with its channel. */
-  async ofChecks(checkIds: string[]): Promise<
-    (SubscriptionRow & {
-      type: string;
-      config: Record<string, unknown>;
-      send_failure: boolean;
-      send_recovery: boolean;
-      send_degraded: boolean;
-      ssl_expiry: boolean;
-      ssl_expiry_threshold: number;
-    })[]
-  > {
-    if (!checkIds.length) return [];
+  ofChecks(checkIds: string[]): Promise<SubscriptionWithChannel[]> {
+    return this.ofTargets('check_id', checkIds);
+  }
+
+  /** The subscriptions of these groups, each with its channel. */
+  ofGroups(groupIds: number[]): Promise<SubscriptionWithChannel[]> {
+    return this.ofTargets('group_id', groupIds.map(String));
+  }
+
+  private async ofTargets(column: 'check_id' | 'group_id', ids: string[]): Promise<SubscriptionWithChannel[]> {
+    if (!ids.length) return [];
     return this.db.query(
       `SELECT s.*, c.type, c.config, c.send_failure, c.send_recovery, c.send_degraded, c.ssl_expiry, c.ssl_expiry_threshold
        FROM alert_subscriptions s JOIN alert_channels c ON c.id = s.channel_id
-       WHERE s.check_id ${inList(this.db, '$1')} ORDER BY s.id`,
-      [checkIds],
+       WHERE ${column === 'check_id' ? 's.check_id' : 'CAST(s.group_id AS text)'} ${inList(this.db, '$1')} ORDER BY s.id`,
+      [ids],
     );
+  }
+
+  /** Makes `subs` the group's subscriptions, all of them. */
+  async setForGroup(groupId: number, subs: Subscription[]): Promise<void> {
+    await this.db.query('DELETE FROM alert_subscriptions WHERE group_id = $1', [groupId]);
+    for (const s of subs) await this.subscribe(s.alertChannelId, { checkId: null, groupId, activated: s.activated });
   }
 
   /** Makes `subs` the check's subscriptions, all of them. */

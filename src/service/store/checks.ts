@@ -47,12 +47,13 @@ export interface CheckRow {
 
 /** The check as the API shows it (secret variables without their values); heartbeats get their ping address under `pingBase`. */
 export function toApi(row: CheckRow, pingBase?: string, alerting?: CheckAlerting) {
-  const heartbeat = row.config.heartbeat as Record<string, unknown> | undefined;
+  const { groupScripts: _g, ...config } = row.config;
+  const heartbeat = config.heartbeat as Record<string, unknown> | undefined;
   return {
     id: row.id,
     checkType: row.check_type,
-    ...row.config,
-    ...(row.config.environmentVariables ? { environmentVariables: showVariables(row.config.environmentVariables as CheckVariable[]) } : {}),
+    ...config,
+    ...(config.environmentVariables ? { environmentVariables: showVariables(config.environmentVariables as CheckVariable[]) } : {}),
     ...(heartbeat && pingBase ? { heartbeat: { ...heartbeat, pingUrl: `${pingBase}/${heartbeat.pingToken}` } } : {}),
     alertChannelSubscriptions: alerting?.alertChannelSubscriptions ?? [],
     alertChannels: alerting?.alertChannels ?? { email: [], webhook: [], slack: [], sms: [] },
@@ -75,6 +76,7 @@ export function jobCheck(row: CheckRow): JobCheck {
   for (const k of ['setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
     if (c[k] !== null && c[k] !== undefined && c[k] !== '') Object.assign(out, { [k]: c[k] });
   }
+  if (c.groupScripts) out.groupScripts = c.groupScripts as JobCheck['groupScripts'];
   if (RUNTIME_CHECK_TYPES.has(row.check_type)) {
     const code: CheckCode = {};
     for (const k of ['script', 'dependencies', 'playwrightConfigPath', 'pwProjects', 'pwTags', 'artifacts'] as const) {

@@ -6,6 +6,7 @@ import { AccountRepository } from './accounts.js';
 import { AlertChannelRepository } from './alert-channels.js';
 import { AlertRepository } from './alerts.js';
 import { ArtifactRepository } from './artifacts.js';
+import { CheckGroupRepository } from './check-groups.js';
 import { CheckRepository } from './checks.js';
 import { HeartbeatRepository } from './heartbeats.js';
 import { JobRepository } from './jobs.js';
@@ -22,6 +23,7 @@ export class Repositories {
   readonly alertChannels: AlertChannelRepository;
   readonly alerts: AlertRepository;
   readonly artifacts: ArtifactRepository;
+  readonly checkGroups: CheckGroupRepository;
   readonly checks: CheckRepository;
   readonly heartbeats: HeartbeatRepository;
   readonly jobs: JobRepository;
@@ -38,6 +40,7 @@ export class Repositories {
     this.alertChannels = new AlertChannelRepository(sql);
     this.alerts = new AlertRepository(sql);
     this.artifacts = new ArtifactRepository(sql);
+    this.checkGroups = new CheckGroupRepository(sql);
     this.checks = new CheckRepository(sql);
     this.heartbeats = new HeartbeatRepository(sql);
     this.jobs = new JobRepository(sql);

@@ -237,6 +237,26 @@ CREATE TABLE alert_notifications (
 CREATE INDEX alert_notifications_due ON alert_notifications (next_attempt_at) WHERE status = 'IN_PROGRESS';
 CREATE INDEX alert_notifications_account ON alert_notifications (account_id, created_at DESC)
 `,
+  // 5: check groups and their trigger URLs. A check names its group in its config (groupId).
+  `
+CREATE TABLE check_groups (
+  id serial PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  config jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX check_groups_account ON check_groups (account_id, id);
+CREATE TABLE check_group_triggers (
+  id serial PRIMARY KEY,
+  group_id integer NOT NULL UNIQUE REFERENCES check_groups(id) ON DELETE CASCADE,
+  account_id text NOT NULL,
+  token text NOT NULL,
+  called_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+)
+`,
 ];
 
 /**
