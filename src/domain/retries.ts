@@ -2,6 +2,8 @@
 // A run's attempts form a sequence; every attempt but the last is stored as an ATTEMPT result,
 // the last as the FINAL one, which alone counts for alerting, statuses and availability.
 
+import type { RunSequence } from './run.js';
+
 export const RETRY_TYPES = ['FIXED', 'LINEAR', 'EXPONENTIAL', 'SINGLE_RETRY'] as const;
 export type RetryType = (typeof RETRY_TYPES)[number];
 
@@ -70,4 +72,34 @@ export function retryLocation(s: RetryStrategy, locations: readonly string[], fa
 const NETWORK = /ECONNRESET|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|timed out|Timed out|DNS lookup/;
 export function isNetworkError(error: string | null, hadResponse: boolean): boolean {
   return !hadResponse && error !== null && NETWORK.test(error);
+}
+
+/** What a finished run is: the FINAL result of its sequence, or an ATTEMPT followed by a retry. */
+export type AttemptVerdict =
+  | { resultType: 'FINAL'; sequenceId: string | null; attempts: number }
+  | { resultType: 'ATTEMPT'; sequenceId: string; attempts: number; retry: { delayMs: number; location: string; sequence: RunSequence } };
+
+/**
+ * Judges a finished run of a scheduled check: a failure with another attempt left is an ATTEMPT
+ * and names its retry (when, where, its place in the sequence); anything else ends the sequence.
+ */
+export function judgeAttempt(
+  s: RetryStrategy | null,
+  run: { sequence?: RunSequence; location: string; startedAt: number; stoppedAt: number; failed: boolean; networkError: boolean },
+  locations: readonly string[],
+  newId: () => string,
+): AttemptVerdict {
+  const retries = run.sequence?.attempt ?? 0;
+  const final: AttemptVerdict = { resultType: 'FINAL', sequenceId: run.sequence?.id ?? null, attempts: retries };
+  if (!run.failed || !s) return final;
+  const startedAt = run.sequence?.startedAt ?? run.startedAt;
+  const delayMs = nextRetryDelayMs(s, { retries, elapsedMs: run.stoppedAt - startedAt, networkError: run.networkError });
+  if (delayMs === null) return final;
+  const sequence = { id: run.sequence?.id ?? newId(), attempt: retries + 1, startedAt };
+  return {
+    resultType: 'ATTEMPT',
+    sequenceId: sequence.id,
+    attempts: retries,
+    retry: { delayMs, location: retryLocation(s, locations, run.location, sequence.attempt), sequence },
+  };
 }

@@ -32,6 +32,8 @@ export interface Job<R = Record<string, unknown>> {
   runtimeId?: string | null;
   /** Set for on-demand runs: the check session the result belongs to. */
   sessionId?: string;
+  /** Set for a retry: the sequence of attempts it continues. */
+  sequence?: RunSequence;
   /** Variables for {{KEY}} placeholders, narrowest scope last; filled in when the job is leased. */
   variables?: Variable[];
   /** The private location's proxy for API checks; may carry credentials, so never logged. */
@@ -39,6 +41,14 @@ export interface Job<R = Record<string, unknown>> {
   /** Setup and teardown code (snippet, then the check's own), filled in when the job is leased. */
   setupScript?: string | null;
   tearDownScript?: string | null;
+}
+
+/** A run's attempts: the first one's start, and how many retries came before this one. */
+export interface RunSequence {
+  id: string;
+  /** 1 for the first retry. */
+  attempt: number;
+  startedAt: number;
 }
 
 /** R: the check type's request, as its declaration's schema types it. */

@@ -5,6 +5,7 @@
 // A passing run of a check that was passing changes nothing and costs a map lookup.
 
 import type { CheckGroups } from './check-groups.js';
+import type { JobRecord } from './store/jobs.js';
 import { randomUUID } from 'node:crypto';
 import {
   INITIAL_ALERT_STATE,
@@ -69,14 +70,17 @@ export async function storeJudged(
   alerts: AlertEngine | null,
   delivered: Delivered[],
   writtenJobIds: string[],
+  retries: JobRecord[] = [],
 ): Promise<void> {
   const decisions = alerts ? await alerts.decide(delivered) : null;
-  if (!decisions) return store.results.store(delivered, writtenJobIds);
+  if (!decisions && !retries.length) return store.results.store(delivered, writtenJobIds);
   await store.tx(async (tx) => {
     await tx.results.store(delivered, writtenJobIds);
-    await alerts!.write(tx, decisions);
+    // A retry is stored with the attempt it follows: a restart between the two loses neither.
+    if (retries.length) await tx.jobs.insert(retries);
+    if (decisions) await alerts!.write(tx, decisions);
   });
-  alerts!.committed(decisions);
+  if (decisions) alerts!.committed(decisions);
 }
 
 export class AlertEngine {
@@ -107,7 +111,9 @@ export class AlertEngine {
    * What a batch of FINAL results changes; nothing is written yet. Null: nothing changes. The
    * results that matter get their ids here (the alerts and notifications quote them).
    */
-  async decide(batch: Delivered[]): Promise<Decisions | null> {
+  async decide(all: Delivered[]): Promise<Decisions | null> {
+    // Only FINAL results count: a run that is retried has not failed yet.
+    const batch = all.some((d) => d.resultType === 'ATTEMPT') ? all.filter((d) => d.resultType !== 'ATTEMPT') : all;
     // Most batches: passing runs of passing checks. Nothing to sort, build or write.
     const checkIds = new Set<string>();
     for (const d of batch) {

@@ -9,6 +9,9 @@ import type { ServiceMetrics } from './metrics.js';
 import { sessionOfJob, type Job, type RunResult } from '../domain/run.js';
 import { Deque } from './deque.js';
 import { jobFor, type CheckRow } from './store/checks.js';
+import type { Delivered } from './store/results.js';
+import { isNetworkError, judgeAttempt, type RetryStrategy } from '../domain/retries.js';
+import { randomUUID } from 'node:crypto';
 import type { JobRecord } from './store/jobs.js';
 import { systemClock, type Clock } from './clock.js';
 import { SERVICE_TICK_MS, Ticker } from './ticker.js';
@@ -44,6 +47,13 @@ export interface QueuedJob {
   written?: boolean;
   /** A result has arrived: the scheduler must not write it any more. */
   done?: boolean;
+}
+
+/** How a check retries, and the row and targets its retries are built from. */
+export interface RetryPlan {
+  strategy: RetryStrategy;
+  row: CheckRow;
+  targets: { queueKey: string; location: string }[];
 }
 
 export interface Lessee {
@@ -93,10 +103,13 @@ export class JobQueue {
     // Jobs are stored lean; what an agent needs is rebuilt from the check as it is now.
     const rows = await this.store.jobs.load();
     const now = this.clock.now();
+    const retries: QueuedJob[] = [];
     for (const r of rows) {
+      const job = jobFor(this.effective(r), r.due_at, r.location, sessionOfJob(r.job_id));
+      if (r.sequence) job.sequence = r.sequence;
       const q: QueuedJob = {
         // A session's run keeps its session: results delivered after the restart complete it.
-        job: jobFor(this.effective(r), r.due_at, r.location, sessionOfJob(r.job_id)),
+        job,
         accountId: r.account_id,
         queueKey: r.queue_key,
         queuedAt: now,
@@ -104,9 +117,15 @@ export class JobQueue {
         leaseExpiresAt: r.lease_expires_at ?? 0,
         written: true,
       };
+      // A retry not yet due waits for its time again.
+      if (r.sequence && !q.leasedBy) {
+        retries.push(q);
+        continue;
+      }
       this.byId.set(q.job.id, q);
       if (!q.leasedBy) this.queue(q.queueKey).push(q);
     }
+    this.hold(retries);
     this.sweepSoon();
     this.metrics.pendingJobs.set(this.pendingCount());
     if (rows.length) this.log.info({ jobs: rows.length }, 'jobs restored from the database');
@@ -132,6 +151,7 @@ export class JobQueue {
       queueKey: q.queueKey,
       leasedBy: q.leasedBy,
       leaseExpiresAt: q.leasedBy ? q.leaseExpiresAt : null,
+      sequence: q.job.sequence ?? null,
     }));
   }
 
@@ -152,6 +172,73 @@ export class JobQueue {
 
   /** Judges FINAL results for alerting as they are stored (none: results only). */
   alerts: AlertEngine | null = null;
+
+  /** How a check retries a failed scheduled run (the scheduler knows); null: it does not. */
+  retryPlan: (checkId: string) => RetryPlan | null = () => null;
+
+  /** Retries waiting for their time, in no queue until then. */
+  private delayed = new Map<string, QueuedJob>();
+
+  /** Queues what is due by the next tick; the rest waits, released by the ticker. */
+  private hold(jobs: QueuedJob[]): void {
+    const now = this.clock.now();
+    const ready: QueuedJob[] = [];
+    for (const q of jobs) {
+      if (q.job.dueAt - SERVICE_TICK_MS <= now) ready.push(q);
+      else this.delayed.set(q.job.id, q);
+    }
+    if (ready.length) this.add(ready);
+    this.armDelayed();
+  }
+
+  private armDelayed(): void {
+    let next = Infinity;
+    for (const q of this.delayed.values()) next = Math.min(next, q.job.dueAt);
+    if (next === Infinity) return;
+    // Out at the tick before they are due, as scheduled runs are; agents start them on arrival.
+    this.ticker.at('retries', next - SERVICE_TICK_MS, () => {
+      const now = this.clock.now();
+      const due: QueuedJob[] = [];
+      for (const q of this.delayed.values()) if (q.job.dueAt - SERVICE_TICK_MS <= now) due.push(q);
+      for (const q of due) {
+        this.delayed.delete(q.job.id);
+        q.queuedAt = now;
+      }
+      this.add(due);
+      this.armDelayed();
+    });
+  }
+
+  /**
+   * A finished scheduled run: FINAL, or (failed with another attempt left) an ATTEMPT whose
+   * retry is added to `retries`.
+   */
+  private judgeAttempt(d: Delivered, q: QueuedJob, now: number, retries: QueuedJob[]): void {
+    const r = d.result;
+    if (!r.hasFailures && !q.job.sequence) return; // a plain passing run: FINAL, no sequence
+    const plan = r.hasFailures ? this.retryPlan(q.job.checkId) : null;
+    const status = (r.detail?.apiCheckResult as { response?: { status?: number } } | undefined)?.response?.status;
+    const v = judgeAttempt(
+      plan?.strategy ?? null,
+      {
+        sequence: q.job.sequence,
+        location: q.job.location,
+        startedAt: r.startedAt,
+        stoppedAt: r.stoppedAt,
+        failed: r.hasFailures,
+        networkError: isNetworkError(r.error, typeof status === 'number' && status > 0),
+      },
+      plan?.targets.map((t) => t.location) ?? [],
+      randomUUID,
+    );
+    d.resultType = v.resultType;
+    d.sequenceId = v.sequenceId;
+    d.attempts = v.attempts;
+    if (v.resultType !== 'ATTEMPT' || !plan) return;
+    const target = plan.targets.find((t) => t.location === v.retry.location) ?? { queueKey: q.queueKey, location: q.job.location };
+    const job = { ...jobFor(plan.row, now + v.retry.delayMs, target.location), sequence: v.retry.sequence };
+    retries.push({ job, accountId: q.accountId, queueKey: target.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
+  }
 
   /** Hooks for check sessions: results stored, runs dropped. */
   onStored: (batch: { r: RunResult; q: QueuedJob }[]) => Promise<void> = async () => {};
@@ -316,16 +403,20 @@ export class JobQueue {
     const fresh = this.inbox.splice(0);
     const waiters = this.inboxWaiters.splice(0);
     if (!fresh.length) return;
+    const retries: QueuedJob[] = [];
     try {
       await this.after(async () => {
         const written = fresh.filter(({ q }) => q.written).map(({ r }) => r.jobId);
+        const now = this.clock.now();
+        retries.length = 0;
+        const delivered = fresh.map(({ r, q }) => {
+          const d: Delivered = { result: r, accountId: q.accountId, job: q.job };
+          // Check sessions run once: their results are FINAL.
+          if (!q.job.sessionId) this.judgeAttempt(d, q, now, retries);
+          return d;
+        });
         // Judged before they are stored, and stored with what was decided, in one transaction.
-        await storeJudged(
-          this.store,
-          this.alerts,
-          fresh.map(({ r, q }) => ({ result: r, accountId: q.accountId, job: q.job })),
-          written,
-        );
+        await storeJudged(this.store, this.alerts, delivered, written, JobQueue.records(retries));
       });
     } catch (err) {
       // Not stored: the agents keep these results and send them again.
@@ -343,6 +434,8 @@ export class JobQueue {
       this.metrics.dispatchLatencyRecent.observe(latency);
     }
     this.metrics.resultsStored.inc(fresh.length);
+    for (const q of retries) q.written = true;
+    this.hold(retries);
     for (const w of waiters) w.resolve();
     if (fresh.some(({ q }) => q.job.sessionId))
       await this.onStored(fresh).catch((err) => this.log.error({ err }, 'could not update check sessions'));
@@ -361,6 +454,11 @@ export class JobQueue {
         q.done = true;
         gone.push(q.job.id);
       }
+    }
+    for (const q of [...this.delayed.values()]) {
+      if (q.job.checkId !== checkId) continue;
+      this.delayed.delete(q.job.id);
+      gone.push(q.job.id);
     }
     if (gone.length) await this.after(() => this.store.jobs.delete(gone));
     this.metrics.pendingJobs.set(this.pendingCount());

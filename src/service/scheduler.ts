@@ -5,7 +5,8 @@
 import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from './metrics.js';
-import { JobQueue, type QueuedJob } from './jobs.js';
+import { JobQueue, type QueuedJob, type RetryPlan } from './jobs.js';
+import { effectiveRetry, type RetryStrategy } from '../domain/retries.js';
 import { MinHeap } from './deque.js';
 import { periodMs, phaseMs, nextDue, lastDue, locationsForRun } from '../domain/schedule.js';
 import { jobFor, runtimeOf, type CheckRow } from './store/checks.js';
@@ -102,6 +103,15 @@ export class Scheduler {
   async remove(checkId: string, deleted: boolean): Promise<void> {
     this.byId.delete(checkId);
     await this.jobs.withdraw(checkId, deleted);
+  }
+
+  /** How a scheduled check retries a failed run; null when it does not (or is not scheduled). */
+  retryPlan(checkId: string): RetryPlan | null {
+    const s = this.byId.get(checkId);
+    if (!s) return null;
+    const c = s.row.config;
+    const strategy = effectiveRetry(c.retryStrategy as RetryStrategy | null, c.doubleCheck);
+    return strategy ? { strategy, row: s.row, targets: s.targets } : null;
   }
 
   /** Where a check runs: one target per location and private location. `row`: as it runs. */

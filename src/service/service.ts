@@ -53,6 +53,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   });
   await jobs.load();
   const scheduler = new Scheduler(store, jobs, log, metrics, config.unclaimedRunTtlMs, undefined, effective);
+  jobs.retryPlan = (checkId) => scheduler.retryPlan(checkId);
   // An agent counts as connected while its polls keep coming.
   const agents = new AgentRegistry(config.pollSeconds * 1000 * 2 + 10_000);
   let baseUrl = config.baseUrl;

@@ -3,6 +3,7 @@ import {
   backoffSeconds,
   effectiveRetry,
   isNetworkError,
+  judgeAttempt,
   nextRetryDelayMs,
   retryLocation,
   type RetryStrategy,
@@ -43,5 +44,43 @@ describe('retry strategies', () => {
     expect(effectiveRetry(null, true)).toMatchObject({ type: 'SINGLE_RETRY', baseBackoffSeconds: 0, sameRegion: false });
     expect(effectiveRetry(null, false)).toBeNull();
     expect(effectiveRetry({ type: 'FIXED' }, true)).toEqual({ type: 'FIXED' });
+  });
+});
+
+describe('a finished run of a scheduled check', () => {
+  const s: RetryStrategy = { type: 'FIXED', baseBackoffSeconds: 5, maxRetries: 2, sameRegion: false };
+  const run = { location: 'eu-west-1', startedAt: 1000, stoppedAt: 2000, failed: true, networkError: false };
+  const ids = () => 'seq-1';
+
+  it('a failure with retries left is an ATTEMPT naming its retry: when, where, its place in the sequence', () => {
+    expect(judgeAttempt(s, run, ['eu-west-1', 'us-east-1'], ids)).toEqual({
+      resultType: 'ATTEMPT',
+      sequenceId: 'seq-1',
+      attempts: 0,
+      retry: { delayMs: 5000, location: 'us-east-1', sequence: { id: 'seq-1', attempt: 1, startedAt: 1000 } },
+    });
+  });
+
+  it('the retry continues the sequence and counts from its first start; the last one is FINAL', () => {
+    const sequence = { id: 'seq-1', attempt: 1, startedAt: 1000 };
+    const second = judgeAttempt(s, { ...run, sequence, startedAt: 7000, stoppedAt: 8000 }, ['eu-west-1'], () => 'other');
+    expect(second).toMatchObject({
+      resultType: 'ATTEMPT',
+      sequenceId: 'seq-1',
+      attempts: 1,
+      retry: { sequence: { attempt: 2, startedAt: 1000 } },
+    });
+    const last = judgeAttempt(s, { ...run, sequence: { ...sequence, attempt: 2 } }, ['eu-west-1'], ids);
+    expect(last).toEqual({ resultType: 'FINAL', sequenceId: 'seq-1', attempts: 2 });
+  });
+
+  it('a pass ends the sequence; without a strategy there is none', () => {
+    expect(judgeAttempt(s, { ...run, failed: false, sequence: { id: 'seq-9', attempt: 1, startedAt: 0 } }, [], ids)).toEqual({
+      resultType: 'FINAL',
+      sequenceId: 'seq-9',
+      attempts: 1,
+    });
+    expect(judgeAttempt(null, run, [], ids)).toEqual({ resultType: 'FINAL', sequenceId: null, attempts: 0 });
+    expect(judgeAttempt(s, { ...run, failed: false }, [], ids)).toEqual({ resultType: 'FINAL', sequenceId: null, attempts: 0 });
   });
 });

@@ -3,6 +3,7 @@
 // restart reloads it from.
 
 import type { CheckRow } from './checks.js';
+import type { RunSequence } from '../../domain/run.js';
 import { columns, inList, type Sql } from './db.js';
 
 export interface JobRecord {
@@ -15,6 +16,8 @@ export interface JobRecord {
   leasedBy: string | null;
   /** Set when leased. */
   leaseExpiresAt: number | null;
+  /** Set for a retry. */
+  sequence?: RunSequence | null;
 }
 
 export type StoredJob = CheckRow & {
@@ -24,17 +27,28 @@ export type StoredJob = CheckRow & {
   queue_key: string;
   leased_by: string | null;
   lease_expires_at: number | null;
+  sequence: RunSequence | null;
 };
 
-const JOB_ROW = (j: JobRecord) => [j.id, j.accountId, j.checkId, j.location, j.dueAt, j.queueKey, j.leasedBy, j.leaseExpiresAt];
+const JOB_ROW = (j: JobRecord) => [
+  j.id,
+  j.accountId,
+  j.checkId,
+  j.location,
+  j.dueAt,
+  j.queueKey,
+  j.leasedBy,
+  j.leaseExpiresAt,
+  j.sequence ? JSON.stringify(j.sequence) : null,
+];
 const INSERT_JOB =
-  'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key, leased_by, lease_expires_at) ' +
-  'VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING';
+  'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key, leased_by, lease_expires_at, sequence) ' +
+  'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING';
 // PostgreSQL pays a round trip per statement, so batches go as column arrays in one; SQLite
 // runs a prepared statement per row in one transaction, which costs microseconds.
 const INSERT_JOBS =
-  'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key, leased_by, lease_expires_at) ' +
-  'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::float8[]) ON CONFLICT (id) DO NOTHING';
+  'INSERT INTO jobs (id, account_id, check_id, location, due_at, queue_key, leased_by, lease_expires_at, sequence) ' +
+  'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::float8[], $9::jsonb[]) ON CONFLICT (id) DO NOTHING';
 
 /** Runs one statement per row, in one transaction. */
 async function eachRow(db: Sql, sql: string, rows: unknown[][]): Promise<void> {
@@ -49,14 +63,14 @@ export class JobRepository {
   /** Every stored job with its check as it is now, oldest due first. */
   async load(): Promise<StoredJob[]> {
     return this.db.query<StoredJob>(
-      `SELECT c.*, j.id AS job_id, j.location, j.due_at, j.queue_key, j.leased_by, j.lease_expires_at
+      `SELECT c.*, j.id AS job_id, j.location, j.due_at, j.queue_key, j.leased_by, j.lease_expires_at, j.sequence
        FROM jobs j JOIN checks c ON c.id = j.check_id ORDER BY j.due_at`,
     );
   }
 
   /** Stores jobs; one already stored under the same id is left as it is. */
   async insert(jobs: JobRecord[]): Promise<void> {
-    if (this.db.dialect === 'postgres') await this.db.query(INSERT_JOBS, columns(jobs.map(JOB_ROW), 8));
+    if (this.db.dialect === 'postgres') await this.db.query(INSERT_JOBS, columns(jobs.map(JOB_ROW), 9));
     else await eachRow(this.db, INSERT_JOB, jobs.map(JOB_ROW));
   }
 
@@ -121,9 +135,9 @@ export class JobRepository {
       await this.db.query(
         `WITH queued AS (${INSERT_JOBS} RETURNING 1)
          INSERT INTO check_schedule (check_id, next_due_at)
-         SELECT t.id, t.next FROM unnest($9::text[], $10::float8[]) AS t(id, next) JOIN checks c ON c.id = t.id
+         SELECT t.id, t.next FROM unnest($10::text[], $11::float8[]) AS t(id, next) JOIN checks c ON c.id = t.id
          ON CONFLICT (check_id) DO UPDATE SET next_due_at = EXCLUDED.next_due_at`,
-        [...columns(jobs.map(JOB_ROW), 8), nextDue.map(([id]) => id), nextDue.map(([, next]) => next)],
+        [...columns(jobs.map(JOB_ROW), 9), nextDue.map(([id]) => id), nextDue.map(([, next]) => next)],
       );
       return;
     }

@@ -257,6 +257,12 @@ CREATE TABLE check_group_triggers (
   created_at timestamptz NOT NULL DEFAULT now()
 )
 `,
+  // 6: retries. A run's attempts share a sequence; a retry waits as a job row due later, which
+  // carries its place in the sequence ({id, attempt, startedAt}).
+  `
+ALTER TABLE check_results ADD COLUMN sequence_id text;
+ALTER TABLE jobs ADD COLUMN sequence jsonb
+`,
 ];
 
 /**

@@ -8,6 +8,11 @@ export interface Delivered {
   result: RunResult;
   accountId: string;
   job: Job;
+  /** ATTEMPT: a failed run that is retried (not FINAL; it counts for neither status nor alerts). */
+  resultType?: 'FINAL' | 'ATTEMPT';
+  /** The sequence of attempts it belongs to, and the retries made before it. */
+  sequenceId?: string | null;
+  attempts?: number;
 }
 
 const STATUS_INSERT = `INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded,
@@ -30,14 +35,19 @@ const STATUS_MERGE_PG = statusMerge('GREATEST', 'LEAST');
 
 const RESULT_INSERT_SQLITE = `
   INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
-    is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16, $17, $18)
+    is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id,
+    result_type, attempts, sequence_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16, $17, $18, $19, $20, $21)
   ON CONFLICT (job_id) DO NOTHING`;
 
-/** One status row per check: the latest result wins, longest and shortest run fold over the batch. */
+/**
+ * One status row per check: the latest result wins, longest and shortest run fold over the
+ * batch. FINAL results only: a check retrying is not failing yet.
+ */
 function foldStatuses(batch: Delivered[]) {
   const byCheck = new Map<string, { d: Delivered; longest: number; shortest: number }>();
   for (const d of batch) {
+    if (d.resultType === 'ATTEMPT') continue;
     const cur = byCheck.get(d.job.checkId);
     const t = d.result.responseTime;
     if (!cur) byCheck.set(d.job.checkId, { d, longest: t, shortest: t });
@@ -69,6 +79,9 @@ const resultRow = (d: Delivered) => [
   d.result.error,
   JSON.stringify({ ...d.result.detail, error: d.result.error }),
   d.job.sessionId ?? null,
+  d.resultType ?? 'FINAL',
+  d.attempts ?? 0,
+  d.sequenceId ?? null,
 ];
 
 const statusRow = (x: ReturnType<typeof foldStatuses>[number]) => [
@@ -105,23 +118,26 @@ export class ResultRepository {
     await this.db.query(
       `WITH stored AS (
          INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
-           is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id)
+           is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id,
+           result_type, attempts, sequence_id)
          SELECT id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-           response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail, session_id
+           response_time, to_timestamp(started / 1000.0), to_timestamp(stopped / 1000.0), to_timestamp(stopped / 1000.0), run_id, error, detail, session_id,
+           result_type, attempts, sequence_id
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[],
-           $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[], $18::text[])
+           $10::bool[], $11::bool[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[], $17::jsonb[], $18::text[],
+           $19::text[], $20::int[], $21::text[])
            AS t(id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
-                response_time, started, stopped, run_id, error, detail, session_id)
+                response_time, started, stopped, run_id, error, detail, session_id, result_type, attempts, sequence_id)
          ON CONFLICT (job_id) DO NOTHING
          RETURNING 1
        ), finished AS (
-         DELETE FROM jobs WHERE id = ANY($19::text[]) RETURNING 1
+         DELETE FROM jobs WHERE id = ANY($22::text[]) RETURNING 1
        )
        ${STATUS_INSERT}
-       SELECT * FROM unnest($20::text[], $21::text[], $22::text[], $23::bool[], $24::bool[], $25::bool[], $26::float8[], $27::float8[],
-         $28::text[], $29::text[], $30::timestamptz[])
+       SELECT * FROM unnest($23::text[], $24::text[], $25::text[], $26::bool[], $27::bool[], $28::bool[], $29::float8[], $30::float8[],
+         $31::text[], $32::text[], $33::timestamptz[])
        ${STATUS_MERGE_PG}`,
-      [...columns(batch.map(resultRow), 18), writtenJobIds, ...columns(st.map(statusRow), 11)],
+      [...columns(batch.map(resultRow), 21), writtenJobIds, ...columns(st.map(statusRow), 11)],
     );
   }
 
@@ -181,6 +197,7 @@ export interface ResultRow {
   created_at: Date;
   check_run_id: number;
   attempts: number;
+  sequence_id: string | null;
   error: string | null;
   detail: Record<string, unknown>;
 }
@@ -231,7 +248,7 @@ export function toApi(r: ResultRow) {
     checkRunId: r.check_run_id,
     attempts: r.attempts,
     resultType: r.result_type,
-    sequenceId: null,
+    sequenceId: r.sequence_id ?? null,
     errorGroupIds: [],
     errorMessage: r.error,
     ...detail,
