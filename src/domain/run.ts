@@ -34,6 +34,11 @@ export interface Job<R = Record<string, unknown>> {
   sessionId?: string;
   /** Set for a retry: the sequence of attempts it continues. */
   sequence?: RunSequence;
+  /**
+   * Set for a run in several locations at once (runParallel): the run's due time and how many
+   * locations it has, whose results are judged together as one run.
+   */
+  parallel?: { at: number; of: number };
   /** Variables for {{KEY}} placeholders, narrowest scope last; filled in when the job is leased. */
   variables?: Variable[];
   /** The private location's proxy for API checks; may carry credentials, so never logged. */

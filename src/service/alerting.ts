@@ -12,6 +12,7 @@ import {
   dueReminder,
   nextReminderAt,
   onRun,
+  runHealth,
   sslAlertDue,
   type AlertSettings,
   type AlertState,
@@ -40,6 +41,9 @@ export interface Decisions {
   writes: AlertWrites;
   states: Map<string, AlertState>;
 }
+
+/** How long the first result of a parallel run waits for the others before it is forgotten. */
+const PARALLEL_RUN_WAIT_MS = 15 * 60_000;
 
 const healthOf = (r: RunResult): Health => (r.hasFailures ? 'FAILING' : r.isDegraded ? 'DEGRADED' : 'PASSING');
 
@@ -119,6 +123,7 @@ export class AlertEngine {
     for (const d of batch) {
       const s = this.states.get(d.job.checkId);
       if (
+        d.job.parallel !== undefined ||
         d.result.hasFailures ||
         d.result.isDegraded ||
         (s !== undefined && (s.health !== 'PASSING' || s.alerted !== 'NONE')) ||
@@ -134,21 +139,34 @@ export class AlertEngine {
     const checks = new Map<string, CheckRow | null>();
     for (const item of matters.sort((x, y) => x.result.stoppedAt - y.result.stoppedAt)) {
       item.id ??= randomUUID();
-      const j: Judged = {
+      let j: Judged = {
         id: item.id,
         result: item.result,
         accountId: item.accountId,
         checkId: item.job.checkId,
         location: item.job.location,
       };
+      // A parallel run is judged once all its locations are in, as one run.
+      const run = item.job.parallel ? this.collect(item.job.parallel, j, item.result.jobId) : null;
+      if (run === 'incomplete') continue;
       const prev = states.get(j.checkId) ?? this.states.get(j.checkId) ?? INITIAL_ALERT_STATE;
-      const health = healthOf(j.result);
       const sslDays = sslDaysOf(j.result);
       const sslDue = sslAlertDue(prev, sslDays, j.result.stoppedAt);
+      let health = healthOf(j.result);
+      let row: CheckRow | null | undefined;
+      if (run) {
+        row = await this.checkOf(checks, j);
+        if (!row) continue;
+        health = runHealth(
+          run.map((r) => ({ hasFailures: r.result.hasFailures, isDegraded: !!r.result.isDegraded })),
+          settingsOf(row),
+        );
+        // The alert quotes a failed location when there is one.
+        if (health !== 'PASSING') j = run.find((r) => r.result.hasFailures) ?? run.find((r) => r.result.isDegraded) ?? j;
+      }
       const changes = !(health === 'PASSING' && prev.health === 'PASSING' && prev.alerted === 'NONE');
       if (!changes && !sslDue) continue;
-      if (!checks.has(j.checkId)) checks.set(j.checkId, this.effective(await this.store.checks.get(j.checkId, j.accountId)));
-      const row = checks.get(j.checkId);
+      row ??= await this.checkOf(checks, j);
       if (!row) continue; // deleted meanwhile
       let next = prev;
       if (changes) {
@@ -168,6 +186,30 @@ export class AlertEngine {
     if (!states.size) return null;
     for (const [id, s] of states) writes.states.push([id, s]);
     return { writes, states };
+  }
+
+  private async checkOf(checks: Map<string, CheckRow | null>, j: Judged): Promise<CheckRow | null> {
+    if (!checks.has(j.checkId)) checks.set(j.checkId, this.effective(await this.store.checks.get(j.checkId, j.accountId)));
+    return checks.get(j.checkId) ?? null;
+  }
+
+  /** Results of parallel runs still waiting for some of their locations. */
+  private parallelRuns = new Map<string, { at: number; results: Map<string, Judged> }>();
+
+  /** Adds a location's result to its run: the run's results once all are in. */
+  private collect(p: { at: number; of: number }, j: Judged, jobId: string): Judged[] | 'incomplete' {
+    const key = `${j.checkId}:${p.at}`;
+    let run = this.parallelRuns.get(key);
+    if (!run) {
+      // A run whose other locations never report (dropped runs) is forgotten after a while.
+      for (const [k, r] of this.parallelRuns) if (r.at < p.at - PARALLEL_RUN_WAIT_MS) this.parallelRuns.delete(k);
+      run = { at: p.at, results: new Map() };
+      this.parallelRuns.set(key, run);
+    }
+    run.results.set(jobId, j);
+    if (run.results.size < p.of) return 'incomplete';
+    this.parallelRuns.delete(key);
+    return [...run.results.values()];
   }
 
   /** Writes decisions in the caller's transaction. */

@@ -236,7 +236,12 @@ export class JobQueue {
     d.attempts = v.attempts;
     if (v.resultType !== 'ATTEMPT' || !plan) return;
     const target = plan.targets.find((t) => t.location === v.retry.location) ?? { queueKey: q.queueKey, location: q.job.location };
-    const job = { ...jobFor(plan.row, now + v.retry.delayMs, target.location), sequence: v.retry.sequence };
+    // A retry of one location of a parallel run still counts toward that run.
+    const job = {
+      ...jobFor(plan.row, now + v.retry.delayMs, target.location),
+      sequence: v.retry.sequence,
+      ...(q.job.parallel ? { parallel: q.job.parallel } : {}),
+    };
     retries.push({ job, accountId: q.accountId, queueKey: target.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
   }
 

@@ -177,10 +177,11 @@ export class Scheduler {
         s.targets.map((t) => t.location),
         !!s.row.config.runParallel,
       );
-      for (const t of s.targets) {
-        if (!where.includes(t.location)) continue;
+      const here = s.targets.filter((t) => where.includes(t.location));
+      const parallel = s.row.config.runParallel && here.length > 1 ? { at, of: here.length } : undefined;
+      for (const t of here) {
         queued.push({
-          job: jobFor(s.row, at, t.location),
+          job: { ...jobFor(s.row, at, t.location), ...(parallel ? { parallel } : {}) },
           accountId: s.row.account_id,
           queueKey: t.queueKey,
           queuedAt: now,

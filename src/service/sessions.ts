@@ -56,8 +56,9 @@ export class Sessions {
       });
       // A check with nowhere to run fails at once rather than waiting to time out.
       sessions.push(targets.length ? s : await this.finish(id, 'FAILED'));
+      const parallel = row.config.runParallel && targets.length > 1 ? { at: now, of: targets.length } : undefined;
       for (const t of targets) {
-        const job = jobFor(row, now, t.location, id);
+        const job = { ...jobFor(row, now, t.location, id), ...(parallel ? { parallel } : {}) };
         queued.push({ job, accountId: row.account_id, queueKey: t.queueKey, queuedAt: now, leasedBy: null, leaseExpiresAt: 0 });
       }
     }

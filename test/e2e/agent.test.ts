@@ -306,7 +306,8 @@ describe('agent and service, end to end', () => {
 
   it('counts jobs by type and outcome on /metrics', async () => {
     const { svc, pl, agent } = await setup();
-    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: await closedPort() });
+    // No retry (doubleCheck is on by default): one failed run is one job.
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: await closedPort() }, { doubleCheck: false });
     await firstResult(svc, checkId);
     const text = await (await fetch(`${agent.healthUrl}/metrics`)).text();
     expect(text).toMatch(/outpost_agent_jobs_total\{check_type="TCP",outcome="failed"\} 1/);

@@ -87,7 +87,7 @@ describe('durability', () => {
     await svc.restart();
     const stored = new Map<string, any>();
     for (const checkId of new Set(jobs.map((j) => j.checkId))) {
-      const res = await svc.api('GET', `/v1/check-results/${checkId}?limit=100`);
+      const res = await svc.api('GET', `/v1/check-results/${checkId}?limit=100&resultType=ALL`);
       expect(res.status).toBe(200);
       for (const r of res.body) stored.set(`${checkId}:${r.checkRunId}:${r.runLocation}`, r);
     }

@@ -164,6 +164,38 @@ describe('webhook notifications', () => {
     await hook.close();
   });
 
+  it('count a parallel run failing in every location as one failed run', async () => {
+    const channel = (
+      await svc.api('POST', '/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'parallel', url: 'http://127.0.0.1:9/', method: 'POST' },
+      })
+    ).body;
+    const checkId = await urlCheck(channel.id, {
+      locations: ['eu-west-1', 'us-east-1'],
+      runParallel: true,
+      useGlobalAlertSettings: false,
+      alertSettings: {
+        escalationType: 'RUN_BASED',
+        runBasedEscalation: { failedRunThreshold: 2 },
+        reminders: { amount: 0, interval: 5 },
+        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+      },
+    });
+    healthy = false;
+    const first = await runNow(checkId);
+    expect(first.results.map((r: any) => [r.runLocation, r.hasFailures]).sort()).toEqual([
+      ['eu-west-1', true],
+      ['us-east-1', true],
+    ]);
+    // Two failed locations, one failed run: below the threshold of two runs.
+    expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body).toEqual([]);
+    await runNow(checkId);
+    healthy = true;
+    expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body.map((a: any) => a.alertType)).toEqual(['ALERT_FAILURE']);
+    await svc.api('DELETE', `/v1/checks/${checkId}`);
+  });
+
   it('tell of a heartbeat that missed its ping, and of the next ping', async () => {
     const hook = await receiver();
     const channel = (
