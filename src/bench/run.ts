@@ -13,6 +13,7 @@
 import { benchRedos } from './redos.js';
 import { benchScripts } from './scripts.js';
 import { benchAlerts } from './alerts.js';
+import { benchMaintenance } from './maintenance.js';
 import { benchBrowser } from './browser.js';
 import net from 'node:net';
 import os from 'node:os';
@@ -167,6 +168,7 @@ async function main() {
     redos: benchRedos,
     scripts: benchScripts,
     alerts: benchAlerts,
+    maintenance: benchMaintenance,
   };
   const part = only ? alone[only] : undefined;
   if (part) {
@@ -190,6 +192,7 @@ async function main() {
   if (!only) out.redos = await benchRedos(say);
   if (!only) out.scripts = await benchScripts(say);
   if (!only) out.alerts = await benchAlerts(say);
+  if (!only) out.maintenance = await benchMaintenance(say);
   if (only === 'probes') {
     say('');
     say(JSON.stringify(out));

@@ -242,8 +242,9 @@ export class AlertEngine {
       statusCode,
       startedAt: new Date(j.result.startedAt),
     });
-    // Muted: the state is tracked and the alert recorded, and no one is told.
-    if (c.muted) return;
+    // Muted, or silenced by maintenance: the state is tracked and the alert recorded, and no
+    // one is told (nor after the window, while the failure lasts: it counts as told).
+    if (c.muted || this.silenced(row, j.result.stoppedAt)) return;
     const event = alertEvent({
       alertType: type,
       reminder,
@@ -290,6 +291,9 @@ export class AlertEngine {
       });
     }
   }
+
+  /** Whether maintenance silences a check's alerts at a time (the service sets it). */
+  silenced: (row: CheckRow, t: number) => boolean = () => false;
 
   /** Set when checks can be in groups: a member alerts with its group's settings and channels. */
   groups: CheckGroups | null = null;

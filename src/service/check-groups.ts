@@ -56,6 +56,11 @@ export class CheckGroups {
     return { ...row, activated: config.activated, config };
   }
 
+  /** The tags of a check's group (maintenance windows match them too). */
+  tagsOf(row: CheckRow): string[] {
+    return this.groupOf(row)?.row.config.tags ?? [];
+  }
+
   /** The group whose alert channels a check's alerts go to; null: the check's own channels. */
   alertingGroup(row: CheckRow): number | null {
     const g = this.groupOf(row);

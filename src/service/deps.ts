@@ -5,6 +5,7 @@ import type { ServiceConfig } from './config.js';
 import type { JobQueue } from './jobs.js';
 import type { Scheduler } from './scheduler.js';
 import type { CheckGroups } from './check-groups.js';
+import type { Maintenance } from './maintenance.js';
 import type { AgentRegistry } from './agents.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { HeartbeatMonitor } from './heartbeats.js';
@@ -24,6 +25,8 @@ export interface Deps {
   scheduler: Scheduler;
   /** Check groups in memory, and the effective check of a member. */
   groups: CheckGroups;
+  /** Maintenance windows in memory: what they pause and silence now. */
+  maintenance: Maintenance;
   agents: AgentRegistry;
   metrics: ServiceMetrics;
   /** Base URL as reachable by clients (known after listen when PORT=0). */

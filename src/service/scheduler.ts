@@ -105,6 +105,9 @@ export class Scheduler {
     await this.jobs.withdraw(checkId, deleted);
   }
 
+  /** Whether maintenance pauses a check's run due at `at` (the service sets it). */
+  paused: (row: CheckRow, at: number) => boolean = () => false;
+
   /** How a scheduled check retries a failed run; null when it does not (or is not scheduled). */
   retryPlan(checkId: string): RetryPlan | null {
     const s = this.byId.get(checkId);
@@ -177,7 +180,8 @@ export class Scheduler {
         s.targets.map((t) => t.location),
         !!s.row.config.runParallel,
       );
-      const here = s.targets.filter((t) => where.includes(t.location));
+      // Inside a maintenance window that pauses it, a check's run is skipped, not queued.
+      const here = this.paused(s.row, at) ? [] : s.targets.filter((t) => where.includes(t.location));
       const parallel = s.row.config.runParallel && here.length > 1 ? { at, of: here.length } : undefined;
       for (const t of here) {
         queued.push({

@@ -16,6 +16,7 @@ import artifacts from './routes/artifacts.js';
 import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
 import checkGroups from './routes/check-groups.js';
+import maintenanceWindows from './routes/maintenance-windows.js';
 import snippets from './routes/snippets.js';
 import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
@@ -154,6 +155,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     variables,
     checkSessions,
     checkGroups,
+    maintenanceWindows,
     snippets,
     alertChannels,
     alertHistory,

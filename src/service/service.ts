@@ -8,6 +8,7 @@ import { openStore } from './store/index.js';
 import { JobQueue } from './jobs.js';
 import { Scheduler } from './scheduler.js';
 import { CheckGroups } from './check-groups.js';
+import { Maintenance } from './maintenance.js';
 import type { CheckRow } from './store/checks.js';
 import { AgentRegistry } from './agents.js';
 import { serviceMetrics } from './metrics.js';
@@ -54,6 +55,10 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   await jobs.load();
   const scheduler = new Scheduler(store, jobs, log, metrics, config.unclaimedRunTtlMs, undefined, effective);
   jobs.retryPlan = (checkId) => scheduler.retryPlan(checkId);
+  const maintenance = new Maintenance(store.maintenanceWindows);
+  await maintenance.load();
+  const matched = (row: CheckRow) => ({ tags: row.config.tags ?? [], groupTags: groups.tagsOf(row) });
+  scheduler.paused = (row, at) => maintenance.pauses(row.account_id, at, matched(row));
   // An agent counts as connected while its polls keep coming.
   const agents = new AgentRegistry(config.pollSeconds * 1000 * 2 + 10_000);
   let baseUrl = config.baseUrl;
@@ -68,6 +73,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     jobs,
     scheduler,
     groups,
+    maintenance,
     agents,
     metrics,
     heartbeats,
@@ -91,6 +97,7 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     () => notifier.wake(),
   );
   alerts.groups = groups;
+  alerts.silenced = (row, t) => maintenance.silences(row.account_id, t, matched(row));
   await alerts.load();
   if (config.alerts) {
     jobs.alerts = alerts;

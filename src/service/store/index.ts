@@ -10,6 +10,7 @@ import { CheckGroupRepository } from './check-groups.js';
 import { CheckRepository } from './checks.js';
 import { HeartbeatRepository } from './heartbeats.js';
 import { JobRepository } from './jobs.js';
+import { MaintenanceWindowRepository } from './maintenance-windows.js';
 import { PrivateLocationRepository } from './private-locations.js';
 import { ResultRepository } from './results.js';
 import { SessionRepository } from './sessions.js';
@@ -27,6 +28,7 @@ export class Repositories {
   readonly checks: CheckRepository;
   readonly heartbeats: HeartbeatRepository;
   readonly jobs: JobRepository;
+  readonly maintenanceWindows: MaintenanceWindowRepository;
   readonly privateLocations: PrivateLocationRepository;
   readonly results: ResultRepository;
   readonly sessions: SessionRepository;
@@ -44,6 +46,7 @@ export class Repositories {
     this.checks = new CheckRepository(sql);
     this.heartbeats = new HeartbeatRepository(sql);
     this.jobs = new JobRepository(sql);
+    this.maintenanceWindows = new MaintenanceWindowRepository(sql);
     this.privateLocations = new PrivateLocationRepository(sql);
     this.results = new ResultRepository(sql);
     this.sessions = new SessionRepository(sql);

@@ -263,6 +263,18 @@ CREATE TABLE check_group_triggers (
 ALTER TABLE check_results ADD COLUMN sequence_id text;
 ALTER TABLE jobs ADD COLUMN sequence jsonb
 `,
+  // 7: maintenance windows (occurrences are computed from each window, not stored).
+  `
+CREATE TABLE maintenance_windows (
+  id serial PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  config jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX maintenance_windows_account ON maintenance_windows (account_id, id)
+`,
 ];
 
 /**
