@@ -17,6 +17,8 @@ import variables from './routes/variables.js';
 import checkSessions from './routes/check-sessions.js';
 import checkGroups from './routes/check-groups.js';
 import maintenanceWindows from './routes/maintenance-windows.js';
+import statusPageServices from './routes/status-page-services.js';
+import dashboards from './routes/dashboards.js';
 import snippets from './routes/snippets.js';
 import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
@@ -156,6 +158,8 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     checkSessions,
     checkGroups,
     maintenanceWindows,
+    statusPageServices,
+    dashboards,
     snippets,
     alertChannels,
     alertHistory,

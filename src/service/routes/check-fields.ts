@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import type { PrivateLocationRepository } from '../store/private-locations.js';
 import type { CheckConfig } from '../store/checks.js';
 import type { CheckGroups } from '../check-groups.js';
+import type { StatusPageServiceRepository } from '../store/status-page-services.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -156,7 +157,10 @@ export function mergeCheckConfig(stored: CheckConfig, body: CheckBody, known: Re
 
 /** Cross-field rules and references to other resources; throws a 400 naming the field. */
 export async function assertValidCheck(
-  refs: { privateLocations: PrivateLocationRepository; groups: Pick<CheckGroups, 'get'> },
+  refs: {
+    store: { privateLocations: PrivateLocationRepository; statusPageServices: Pick<StatusPageServiceRepository, 'get'> };
+    groups: Pick<CheckGroups, 'get'>;
+  },
   accountId: string,
   cfg: CheckConfig,
 ): Promise<void> {
@@ -164,9 +168,15 @@ export async function assertValidCheck(
   if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
   if (cfg.groupId !== null && cfg.groupId !== undefined && !refs.groups.get(accountId, cfg.groupId))
     throw new ApiError(400, `groupId names no check group with id ${cfg.groupId}`, { field: 'groupId', rule: 'exists' });
+  const serviceId = (cfg.triggerIncident as { serviceId?: string } | null)?.serviceId;
+  if (serviceId && !(await refs.store.statusPageServices.get(accountId, serviceId)))
+    throw new ApiError(400, `triggerIncident.serviceId names no status-page service with id ${serviceId}`, {
+      field: 'triggerIncident.serviceId',
+      rule: 'exists',
+    });
   const slugs = cfg.privateLocations ?? [];
   if (slugs.length) {
-    const known = await refs.privateLocations.knownSlugs(accountId, slugs);
+    const known = await refs.store.privateLocations.knownSlugs(accountId, slugs);
     const missing = slugs.filter((s) => !known.has(s));
     if (missing.length) {
       throw new ApiError(

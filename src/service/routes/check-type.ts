@@ -94,7 +94,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
         checkRuntime(deps, cfg, null);
         keepSecrets(cfg, null);
         checkRules(deps, cfg, req.accountId);
-        await assertValidCheck({ privateLocations: deps.store.privateLocations, groups: deps.groups }, req.accountId, cfg);
+        await assertValidCheck(deps, req.accountId, cfg);
         const subs = await subscriptionsToSave(
           deps.store,
           req.accountId,
@@ -124,7 +124,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
       checkRuntime(deps, cfg, stored.config);
       keepSecrets(cfg, stored.config);
       checkRules(deps, cfg, req.accountId);
-      await assertValidCheck({ privateLocations: deps.store.privateLocations, groups: deps.groups }, req.accountId, cfg);
+      await assertValidCheck(deps, req.accountId, cfg);
       const subs = await subscriptionsToSave(deps.store, req.accountId, req.body.alertChannelSubscriptions as Subscription[] | undefined, {
         create: false,
         autoAssign: false,

@@ -76,7 +76,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       cfg.heartbeat = { ...heartbeat, pingToken };
       cfg.script = req.body.script;
       checkSpan(cfg.heartbeat as HeartbeatSpec);
-      await assertValidCheck({ privateLocations: deps.store.privateLocations, groups: deps.groups }, req.accountId, cfg);
+      await assertValidCheck(deps, req.accountId, cfg);
       const subs = await subscriptionsToSave(deps.store, req.accountId, sentSubscriptions(req.body), {
         create: true,
         autoAssign: req.query.autoAssignAlerts,
@@ -100,7 +100,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     if (!(cfg.heartbeat as HeartbeatSpec).pingToken)
       (cfg.heartbeat as HeartbeatSpec).pingToken = (stored.config.heartbeat as HeartbeatSpec).pingToken;
     checkSpan(cfg.heartbeat as HeartbeatSpec);
-    await assertValidCheck({ privateLocations: deps.store.privateLocations, groups: deps.groups }, req.accountId, cfg);
+    await assertValidCheck(deps, req.accountId, cfg);
     // Refused before anything is written: the check stays as it was.
     const token = (cfg.heartbeat as HeartbeatSpec).pingToken;
     if (token && (await deps.store.heartbeats.tokenTaken(token, stored.id))) throw tokenInUse();

@@ -275,6 +275,49 @@ CREATE TABLE maintenance_windows (
 );
 CREATE INDEX maintenance_windows_account ON maintenance_windows (account_id, id)
 `,
+  // 8: status-page services, dashboards, and the incidents shown on dashboards with their updates.
+  `
+CREATE TABLE status_page_services (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX status_page_services_account ON status_page_services (account_id, created_at, id);
+CREATE TABLE dashboards (
+  id serial PRIMARY KEY,
+  dashboard_id text NOT NULL UNIQUE,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  custom_url text UNIQUE,
+  custom_domain text UNIQUE,
+  config jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX dashboards_account ON dashboards (account_id, id);
+CREATE TABLE incidents (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  dashboard_id integer NOT NULL REFERENCES dashboards(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  impact text NOT NULL,
+  started_at timestamptz,
+  stopped_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX incidents_dashboard ON incidents (dashboard_id, created_at);
+CREATE TABLE incident_updates (
+  id text PRIMARY KEY,
+  incident_id text NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
+  status text NOT NULL,
+  description text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX incident_updates_incident ON incident_updates (incident_id, created_at)
+`,
 ];
 
 /**
