@@ -42,6 +42,8 @@ export interface AlertState {
   notifiedAt: number | null;
   /** The UTC day (YYYY-MM-DD) an expiring certificate was last told of. */
   sslToldOn?: string | null;
+  /** The status-page incident the check's triggerIncident opened for the current failure. */
+  incidentId?: string | null;
 }
 
 export const INITIAL_ALERT_STATE: AlertState = { health: 'PASSING', alerted: 'NONE', runs: 0, since: 0, reminders: 0, notifiedAt: null };

@@ -40,7 +40,22 @@ export interface Judged {
 export interface Decisions {
   writes: AlertWrites;
   states: Map<string, AlertState>;
+  /** Status-page incidents that checks' triggerIncident opens or resolves. */
+  incidents: IncidentAction[];
 }
+
+type IncidentAction =
+  | {
+      kind: 'open';
+      id: string;
+      accountId: string;
+      name: string;
+      severity: string;
+      serviceId: string;
+      description: string;
+      notifySubscribers: boolean;
+    }
+  | { kind: 'resolve'; incidentId: string; description: string };
 
 /** How long the first result of a parallel run waits for the others before it is forgotten. */
 const PARALLEL_RUN_WAIT_MS = 15 * 60_000;
@@ -136,6 +151,7 @@ export class AlertEngine {
     const matters = batch.filter((d) => checkIds.has(d.job.checkId));
     const states = new Map<string, AlertState>();
     const writes: AlertWrites = { states: [], alerts: [], notifications: [] };
+    const incidents: IncidentAction[] = [];
     const checks = new Map<string, CheckRow | null>();
     for (const item of matters.sort((x, y) => x.result.stoppedAt - y.result.stoppedAt)) {
       item.id ??= randomUUID();
@@ -175,6 +191,7 @@ export class AlertEngine {
         const d = onRun(prev, health, settings, j.result.stoppedAt);
         next = d.state;
         if (d.notify) await this.raise(writes, row, j, d.notify, 0);
+        if (d.notify === 'ALERT_FAILURE' || d.notify === 'ALERT_RECOVERY') next = this.incident(incidents, row, j, d.notify, next);
       }
       if (sslDue) {
         // Once a day at most; each channel decides by its own sslExpiryThreshold.
@@ -185,7 +202,7 @@ export class AlertEngine {
     }
     if (!states.size) return null;
     for (const [id, s] of states) writes.states.push([id, s]);
-    return { writes, states };
+    return { writes, states, incidents };
   }
 
   private async checkOf(checks: Map<string, CheckRow | null>, j: Judged): Promise<CheckRow | null> {
@@ -215,6 +232,39 @@ export class AlertEngine {
   /** Writes decisions in the caller's transaction. */
   async write(tx: Repositories, d: Decisions): Promise<void> {
     await tx.alerts.write(d.writes);
+    for (const a of d.incidents) {
+      if (a.kind === 'open')
+        await tx.serviceIncidents.open(
+          a.accountId,
+          { id: a.id, name: a.name, severity: a.severity, serviceIds: [a.serviceId] },
+          { status: 'INVESTIGATING', description: a.description, notifySubscribers: a.notifySubscribers },
+        );
+      else await tx.serviceIncidents.addUpdate(a.incidentId, { status: 'RESOLVED', description: a.description });
+    }
+  }
+
+  /**
+   * A check with triggerIncident opens a status-page incident when its failure is told (after
+   * its threshold: never on one flaky run) and resolves it when its recovery is told. Nothing
+   * opens while it is muted or silenced by maintenance.
+   */
+  private incident(out: IncidentAction[], row: CheckRow, j: Judged, type: AlertType, next: AlertState): AlertState {
+    const t = row.config.triggerIncident as {
+      serviceId: string;
+      severity: string;
+      name: string;
+      description: string;
+      notifySubscribers: boolean;
+    } | null;
+    if (type === 'ALERT_FAILURE') {
+      if (!t || next.incidentId || row.config.muted || this.silenced(row, j.result.stoppedAt)) return next;
+      const id = randomUUID();
+      out.push({ kind: 'open', id, accountId: row.account_id, ...t });
+      return { ...next, incidentId: id };
+    }
+    if (!next.incidentId) return next;
+    out.push({ kind: 'resolve', incidentId: next.incidentId, description: `${row.name} has recovered.` });
+    return { ...next, incidentId: null };
   }
 
   /** The transaction committed: the decisions hold from now on. */
@@ -358,7 +408,7 @@ export class AlertEngine {
     for (const [id, s] of states) writes.states.push([id, s]);
     if (states.size) {
       await this.store.tx((tx) => tx.alerts.write(writes));
-      this.committed({ writes, states });
+      this.committed({ writes, states, incidents: [] });
     } else this.armReminders();
   }
 }

@@ -19,6 +19,7 @@ import checkGroups from './routes/check-groups.js';
 import maintenanceWindows from './routes/maintenance-windows.js';
 import statusPageServices from './routes/status-page-services.js';
 import dashboards from './routes/dashboards.js';
+import serviceIncidents from './routes/service-incidents.js';
 import snippets from './routes/snippets.js';
 import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
@@ -160,6 +161,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     maintenanceWindows,
     statusPageServices,
     dashboards,
+    serviceIncidents,
     snippets,
     alertChannels,
     alertHistory,

@@ -176,3 +176,71 @@ describe('dashboards and their incidents', () => {
     expectError(await svc.api('GET', `/v1/incidents/${inc.id}`), 404, /Incident .* not found/);
   });
 });
+
+describe('status-page incidents', () => {
+  it('open on services with one update, change by PUT or PATCH, gather a timeline, and say how long they lasted', async () => {
+    const api = (await svc.api('POST', '/v1/status-pages/services', { name: 'API' })).body;
+    const web = (await svc.api('POST', '/v1/status-pages/services', { name: 'Web' })).body;
+    const body = {
+      name: 'Elevated errors',
+      severity: 'MAJOR',
+      services: [{ id: api.id }],
+      incidentUpdates: [{ description: 'Looking into it', notifySubscribers: false }],
+    };
+    expectError(await svc.api('POST', '/v1/status-pages/incidents', { ...body, services: [] }), 400, /services/);
+    expectError(
+      await svc.api('POST', '/v1/status-pages/incidents', { ...body, services: [{ id: 'nope' }] }),
+      400,
+      /no status-page service/,
+    );
+    expectError(await svc.api('POST', '/v1/status-pages/incidents', { ...body, incidentUpdates: [] }), 400, /incidentUpdates/);
+    expectError(await svc.api('POST', '/v1/status-pages/incidents', { ...body, severity: 'LOW' }), 400, /severity/);
+
+    const made = await svc.api('POST', '/v1/status-pages/incidents', body);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const inc = made.body;
+    expect(inc).toMatchObject({
+      name: 'Elevated errors',
+      severity: 'MAJOR',
+      services: [{ id: api.id, name: 'API' }],
+      lastUpdateStatus: 'INVESTIGATING',
+      duration: expect.any(Number),
+      incidentUpdates: [{ description: 'Looking into it', status: 'INVESTIGATING', notifySubscribers: false }],
+    });
+
+    const patched = await svc.api('PATCH', `/v1/status-pages/incidents/${inc.id}`, { severity: 'CRITICAL' });
+    expect(patched.body).toMatchObject({ name: 'Elevated errors', severity: 'CRITICAL', services: [{ id: api.id }] });
+    const put = await svc.api('PUT', `/v1/status-pages/incidents/${inc.id}`, {
+      name: 'Errors',
+      severity: 'MINOR',
+      services: [{ id: api.id }, { id: web.id }],
+    });
+    expect(put.body.services.map((s: any) => s.name)).toEqual(['API', 'Web']);
+    expectError(await svc.api('PUT', `/v1/status-pages/incidents/${inc.id}`, { severity: 'MINOR' }), 400, /name/);
+
+    const start = Date.parse(inc.incidentUpdates[0].publicIncidentUpdateDate);
+    const resolvedAt = new Date(start + 90_000).toISOString();
+    const resolved = await svc.api('POST', `/v1/status-pages/incidents/${inc.id}/incident-updates`, {
+      description: 'Fixed',
+      status: 'RESOLVED',
+      publicIncidentUpdateDate: resolvedAt,
+    });
+    expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
+    const after = (await svc.api('GET', `/v1/status-pages/incidents/${inc.id}`)).body;
+    expect(after).toMatchObject({ lastUpdateStatus: 'RESOLVED', duration: 90 });
+    expect((await svc.api('GET', `/v1/status-pages/incidents/${inc.id}/incident-updates`)).body.map((u: any) => u.status)).toEqual([
+      'INVESTIGATING',
+      'RESOLVED',
+    ]);
+    const edited = await svc.api('PUT', `/v1/status-pages/incidents/${inc.id}/incident-updates/${resolved.body.id}`, {
+      description: 'Fixed for all',
+    });
+    expect(edited.body).toMatchObject({ description: 'Fixed for all', status: 'RESOLVED' });
+
+    const list = (await svc.api('GET', '/v1/status-pages/incidents?limit=1')).body;
+    expect(list).toMatchObject({ length: 1 });
+    expect((await svc.api('DELETE', `/v1/status-pages/incidents/${inc.id}/incident-updates/${resolved.body.id}`)).status).toBe(204);
+    expect((await svc.api('DELETE', `/v1/status-pages/incidents/${inc.id}`)).status).toBe(204);
+    expectError(await svc.api('GET', `/v1/status-pages/incidents/${inc.id}`), 404, /not found/);
+  });
+});

@@ -196,6 +196,53 @@ describe('webhook notifications', () => {
     await svc.api('DELETE', `/v1/checks/${checkId}`);
   });
 
+  it('open a status-page incident when the failure is told, and resolve it with the recovery', async () => {
+    const service = (await svc.api('POST', '/v1/status-pages/services', { name: 'Shop' })).body;
+    const channel = (
+      await svc.api('POST', '/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'incidents', url: 'http://127.0.0.1:9/', method: 'POST' },
+      })
+    ).body;
+    const checkId = await urlCheck(channel.id, {
+      useGlobalAlertSettings: false,
+      alertSettings: {
+        escalationType: 'RUN_BASED',
+        runBasedEscalation: { failedRunThreshold: 2 },
+        reminders: { amount: 0, interval: 5 },
+        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+      },
+      triggerIncident: {
+        serviceId: service.id,
+        severity: 'CRITICAL',
+        name: 'Shop is down',
+        description: 'Checkout fails',
+        notifySubscribers: false,
+      },
+    });
+    const incidentsOf = async () =>
+      (await svc.api('GET', '/v1/status-pages/incidents?limit=100')).body.entries.filter((i: any) =>
+        i.services.some((s: any) => s.id === service.id),
+      );
+    healthy = false;
+    await runNow(checkId);
+    // One failed run is below the threshold: no alert, so no incident.
+    expect(await incidentsOf()).toEqual([]);
+    await runNow(checkId);
+    const [opened] = await incidentsOf();
+    expect(opened).toMatchObject({ name: 'Shop is down', severity: 'CRITICAL', lastUpdateStatus: 'INVESTIGATING' });
+    expect(opened.incidentUpdates[0]).toMatchObject({ description: 'Checkout fails', status: 'INVESTIGATING' });
+    await runNow(checkId);
+    expect(await incidentsOf()).toHaveLength(1);
+    healthy = true;
+    await runNow(checkId);
+    const [closed] = await incidentsOf();
+    expect(closed.id).toBe(opened.id);
+    expect(closed.incidentUpdates.map((u: any) => u.status)).toEqual(['INVESTIGATING', 'RESOLVED']);
+    expect(closed.lastUpdateStatus).toBe('RESOLVED');
+    await svc.api('DELETE', `/v1/checks/${checkId}`);
+  });
+
   it('tell of a heartbeat that missed its ping, and of the next ping', async () => {
     const hook = await receiver();
     const channel = (

@@ -12,6 +12,7 @@ import { HeartbeatRepository } from './heartbeats.js';
 import { StatusPageServiceRepository } from './status-page-services.js';
 import { DashboardRepository } from './dashboards.js';
 import { IncidentRepository } from './incidents.js';
+import { ServiceIncidentRepository } from './service-incidents.js';
 import { JobRepository } from './jobs.js';
 import { MaintenanceWindowRepository } from './maintenance-windows.js';
 import { PrivateLocationRepository } from './private-locations.js';
@@ -33,6 +34,7 @@ export class Repositories {
   readonly statusPageServices: StatusPageServiceRepository;
   readonly dashboards: DashboardRepository;
   readonly incidents: IncidentRepository;
+  readonly serviceIncidents: ServiceIncidentRepository;
   readonly jobs: JobRepository;
   readonly maintenanceWindows: MaintenanceWindowRepository;
   readonly privateLocations: PrivateLocationRepository;
@@ -54,6 +56,7 @@ export class Repositories {
     this.statusPageServices = new StatusPageServiceRepository(sql);
     this.dashboards = new DashboardRepository(sql);
     this.incidents = new IncidentRepository(sql);
+    this.serviceIncidents = new ServiceIncidentRepository(sql);
     this.jobs = new JobRepository(sql);
     this.maintenanceWindows = new MaintenanceWindowRepository(sql);
     this.privateLocations = new PrivateLocationRepository(sql);

@@ -318,6 +318,30 @@ CREATE TABLE incident_updates (
 );
 CREATE INDEX incident_updates_incident ON incident_updates (incident_id, created_at)
 `,
+  // 9: status-page incidents (on services; what triggerIncident opens) and their updates.
+  `
+CREATE TABLE service_incidents (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  severity text NOT NULL,
+  service_ids jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX service_incidents_account ON service_incidents (account_id, created_at);
+CREATE TABLE service_incident_updates (
+  id text PRIMARY KEY,
+  incident_id text NOT NULL REFERENCES service_incidents(id) ON DELETE CASCADE,
+  status text NOT NULL,
+  description text NOT NULL,
+  public_incident_update_date timestamptz NOT NULL,
+  notify_subscribers boolean NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX service_incident_updates_incident ON service_incident_updates (incident_id, created_at)
+`,
 ];
 
 /**

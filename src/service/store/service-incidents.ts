@@ -1,0 +1,133 @@
+// Status-page incidents (on status-page services) and their updates.
+
+import { randomUUID } from 'node:crypto';
+import { inList, type Sql } from './db.js';
+
+export interface ServiceIncidentRow {
+  id: string;
+  account_id: string;
+  name: string;
+  severity: string;
+  service_ids: string[];
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+export interface ServiceIncidentUpdateRow {
+  id: string;
+  incident_id: string;
+  status: string;
+  description: string;
+  public_incident_update_date: Date;
+  notify_subscribers: boolean;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+export interface UpdateFields {
+  status: string;
+  description: string;
+  publicIncidentUpdateDate?: Date;
+  notifySubscribers?: boolean;
+}
+
+export class ServiceIncidentRepository {
+  constructor(private readonly db: Sql) {}
+
+  /** The incident and its first update, together. */
+  async open(
+    accountId: string,
+    f: { id?: string; name: string; severity: string; serviceIds: string[] },
+    first: UpdateFields,
+  ): Promise<ServiceIncidentRow> {
+    return this.db.tx(async (q) => {
+      const [row] = await q.query<ServiceIncidentRow>(
+        'INSERT INTO service_incidents (id, account_id, name, severity, service_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+        [f.id ?? randomUUID(), accountId, f.name, f.severity, JSON.stringify(f.serviceIds), new Date()],
+      );
+      await new ServiceIncidentRepository(q).addUpdate(row.id, first);
+      return row;
+    });
+  }
+
+  async update(
+    accountId: string,
+    id: string,
+    f: { name: string; severity: string; serviceIds: string[] },
+  ): Promise<ServiceIncidentRow | null> {
+    const rows = await this.db.query<ServiceIncidentRow>(
+      'UPDATE service_incidents SET name = $3, severity = $4, service_ids = $5, updated_at = $6 WHERE id = $1 AND account_id = $2 RETURNING *',
+      [id, accountId, f.name, f.severity, JSON.stringify(f.serviceIds), new Date()],
+    );
+    return rows[0] ?? null;
+  }
+
+  async get(accountId: string, id: string): Promise<ServiceIncidentRow | null> {
+    return (
+      (await this.db.query<ServiceIncidentRow>('SELECT * FROM service_incidents WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ??
+      null
+    );
+  }
+
+  /** The account's latest incidents, newest first. */
+  latest(accountId: string, limit: number): Promise<ServiceIncidentRow[]> {
+    return this.db.query<ServiceIncidentRow>(
+      `SELECT * FROM service_incidents WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+      [accountId],
+    );
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    return (
+      (await this.db.query('DELETE FROM service_incidents WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId])).length > 0
+    );
+  }
+
+  /** Updates of these incidents, oldest first. */
+  updates(incidentIds: string[]): Promise<ServiceIncidentUpdateRow[]> {
+    if (!incidentIds.length) return Promise.resolve([]);
+    return this.db.query<ServiceIncidentUpdateRow>(
+      `SELECT * FROM service_incident_updates WHERE incident_id ${inList(this.db, '$1')} ORDER BY created_at, id`,
+      [incidentIds],
+    );
+  }
+
+  async addUpdate(incidentId: string, u: UpdateFields): Promise<ServiceIncidentUpdateRow> {
+    const now = new Date();
+    const [row] = await this.db.query<ServiceIncidentUpdateRow>(
+      `INSERT INTO service_incident_updates (id, incident_id, status, description, public_incident_update_date, notify_subscribers, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+      [randomUUID(), incidentId, u.status, u.description, u.publicIncidentUpdateDate ?? now, u.notifySubscribers ?? false, now],
+    );
+    return row;
+  }
+
+  async editUpdate(incidentId: string, id: string, u: Partial<UpdateFields>): Promise<ServiceIncidentUpdateRow | null> {
+    const [old] = await this.db.query<ServiceIncidentUpdateRow>(
+      'SELECT * FROM service_incident_updates WHERE id = $1 AND incident_id = $2',
+      [id, incidentId],
+    );
+    if (!old) return null;
+    const [row] = await this.db.query<ServiceIncidentUpdateRow>(
+      `UPDATE service_incident_updates SET status = $3, description = $4, public_incident_update_date = $5, notify_subscribers = $6,
+         updated_at = $7 WHERE id = $1 AND incident_id = $2 RETURNING *`,
+      [
+        id,
+        incidentId,
+        u.status ?? old.status,
+        u.description ?? old.description,
+        u.publicIncidentUpdateDate ?? old.public_incident_update_date,
+        u.notifySubscribers ?? old.notify_subscribers,
+        new Date(),
+      ],
+    );
+    return row;
+  }
+
+  async deleteUpdate(incidentId: string, id: string): Promise<boolean> {
+    return (
+      (await this.db.query('DELETE FROM service_incident_updates WHERE id = $1 AND incident_id = $2 RETURNING id', [id, incidentId]))
+        .length > 0
+    );
+  }
+}
