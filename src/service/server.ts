@@ -20,6 +20,7 @@ import maintenanceWindows from './routes/maintenance-windows.js';
 import statusPageServices from './routes/status-page-services.js';
 import dashboards from './routes/dashboards.js';
 import serviceIncidents from './routes/service-incidents.js';
+import statusPages from './routes/status-pages.js';
 import snippets from './routes/snippets.js';
 import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
@@ -162,6 +163,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     statusPageServices,
     dashboards,
     serviceIncidents,
+    statusPages,
     snippets,
     alertChannels,
     alertHistory,

@@ -244,3 +244,78 @@ describe('status-page incidents', () => {
     expectError(await svc.api('GET', `/v1/status-pages/incidents/${inc.id}`), 404, /not found/);
   });
 });
+
+describe('status pages', () => {
+  it('show cards of services, keep url and domain unique, keep card ids across a PUT, and hold on to their services', async () => {
+    const api = (await svc.api('POST', '/v1/status-pages/services', { name: 'Public API' })).body;
+    const web = (await svc.api('POST', '/v1/status-pages/services', { name: 'Website' })).body;
+    const body = {
+      name: 'Acme status',
+      url: 'acme',
+      customDomain: 'status.acme.test',
+      themeColors: { light: { primary: '#0A84FF' }, dark: { primary: '#111' } },
+      cards: [{ name: 'Core', services: [{ id: api.id }, { id: web.id }] }],
+    };
+    const made = await svc.api('POST', '/v1/status-pages', body);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({
+      id: expect.any(String),
+      name: 'Acme status',
+      url: 'acme',
+      customDomain: 'status.acme.test',
+      defaultTheme: 'AUTO',
+      isPrivate: false,
+      cards: [
+        {
+          id: expect.any(String),
+          name: 'Core',
+          services: [
+            { id: api.id, name: 'Public API' },
+            { id: web.id, name: 'Website' },
+          ],
+        },
+      ],
+    });
+    const page = made.body;
+    expectError(await svc.api('POST', '/v1/status-pages', { ...body, customDomain: null }), 409, /url "acme" is used/);
+    expectError(await svc.api('POST', '/v1/status-pages', { ...body, url: 'other' }), 409, /customDomain "status.acme.test" is used/);
+    expectError(await svc.api('POST', '/v1/status-pages', { ...body, url: 'Not A Slug' }), 400, /url/);
+    expectError(
+      await svc.api('POST', '/v1/status-pages', { ...body, url: 'x1', customDomain: null, themeColors: { light: { primary: 'blue' } } }),
+      400,
+      /themeColors/,
+    );
+    expectError(
+      await svc.api('POST', '/v1/status-pages', {
+        ...body,
+        url: 'x2',
+        customDomain: null,
+        cards: [{ name: 'c', services: [{ id: 'nope' }] }],
+      }),
+      400,
+      /no status-page service/,
+    );
+
+    const put = await svc.api('PUT', `/v1/status-pages/${page.id}`, {
+      ...body,
+      name: 'Acme',
+      cards: [
+        { id: page.cards[0].id, name: 'Core', services: [{ id: api.id }] },
+        { name: 'Web', services: [{ id: web.id }] },
+      ],
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.cards.map((c: any) => [c.name, c.services.length])).toEqual([
+      ['Core', 1],
+      ['Web', 1],
+    ]);
+    expect(put.body.cards[0].id).toBe(page.cards[0].id);
+    expectError(await svc.api('DELETE', `/v1/status-pages/services/${web.id}`), 409, /shown on 1 status page/);
+
+    const list = (await svc.api('GET', '/v1/status-pages?limit=1')).body;
+    expect(list).toMatchObject({ length: 1, entries: [{ id: page.id }] });
+    expect((await svc.api('DELETE', `/v1/status-pages/${page.id}`)).status).toBe(204);
+    expectError(await svc.api('GET', `/v1/status-pages/${page.id}`), 404, /Status page .* not found/);
+    expect((await svc.api('DELETE', `/v1/status-pages/services/${web.id}`)).status).toBe(204);
+  });
+});

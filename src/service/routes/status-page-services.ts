@@ -1,5 +1,6 @@
 // Status-page services: op 17 (the list, by cursor or whole) and their create, read, rename and
-// delete. A service a check's triggerIncident names cannot be deleted (409).
+// delete. A service a check's triggerIncident names, or a status page shows, cannot be deleted
+// (409).
 
 import type { FastifyPluginAsync } from 'fastify';
 import type { Deps } from '../deps.js';
@@ -69,6 +70,14 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       throw new ApiError(409, `Status-page service ${req.params.serviceId} is named by the triggerIncident of ${checks.length} check(s)`, {
         id: req.params.serviceId,
         checks,
+      });
+    const pages = (await deps.store.statusPages.list(req.accountId)).filter((p) =>
+      p.config.cards.some((c) => c.serviceIds.includes(req.params.serviceId)),
+    );
+    if (pages.length)
+      throw new ApiError(409, `Status-page service ${req.params.serviceId} is shown on ${pages.length} status page(s)`, {
+        id: req.params.serviceId,
+        statusPages: pages.map((p) => p.id),
       });
     await store.delete(req.accountId, req.params.serviceId);
     return reply.code(204).send();

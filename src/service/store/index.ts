@@ -13,6 +13,7 @@ import { StatusPageServiceRepository } from './status-page-services.js';
 import { DashboardRepository } from './dashboards.js';
 import { IncidentRepository } from './incidents.js';
 import { ServiceIncidentRepository } from './service-incidents.js';
+import { StatusPageRepository } from './status-pages.js';
 import { JobRepository } from './jobs.js';
 import { MaintenanceWindowRepository } from './maintenance-windows.js';
 import { PrivateLocationRepository } from './private-locations.js';
@@ -35,6 +36,7 @@ export class Repositories {
   readonly dashboards: DashboardRepository;
   readonly incidents: IncidentRepository;
   readonly serviceIncidents: ServiceIncidentRepository;
+  readonly statusPages: StatusPageRepository;
   readonly jobs: JobRepository;
   readonly maintenanceWindows: MaintenanceWindowRepository;
   readonly privateLocations: PrivateLocationRepository;
@@ -57,6 +59,7 @@ export class Repositories {
     this.dashboards = new DashboardRepository(sql);
     this.incidents = new IncidentRepository(sql);
     this.serviceIncidents = new ServiceIncidentRepository(sql);
+    this.statusPages = new StatusPageRepository(sql);
     this.jobs = new JobRepository(sql);
     this.maintenanceWindows = new MaintenanceWindowRepository(sql);
     this.privateLocations = new PrivateLocationRepository(sql);

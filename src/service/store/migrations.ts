@@ -342,6 +342,19 @@ CREATE TABLE service_incident_updates (
 );
 CREATE INDEX service_incident_updates_incident ON service_incident_updates (incident_id, created_at)
 `,
+  // 10: status pages (their cards of services are part of the page's settings).
+  `
+CREATE TABLE status_pages (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  url text NOT NULL UNIQUE,
+  custom_domain text UNIQUE,
+  config jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX status_pages_account ON status_pages (account_id, created_at)
+`,
 ];
 
 /**

@@ -1,0 +1,165 @@
+// Status pages: create, list (by cursor), read, replace, delete. A page shows cards, each of
+// status-page services; its url (a slug) and custom domain are unique across pages.
+
+import type { FastifyPluginAsync } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../deps.js';
+import { ApiError, notFound } from '../errors.js';
+import type { Card, StatusPageConfig, StatusPageRow } from '../store/status-pages.js';
+import { serviceView } from './status-page-services.js';
+import type { ServiceRow } from '../store/status-page-services.js';
+
+const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+const color = { type: 'string', pattern: '^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$' };
+const palette = { type: 'object', additionalProperties: color, maxProperties: 12 };
+const link = nullable({ type: 'string', maxLength: 2048 });
+const body = {
+  type: 'object',
+  required: ['name', 'url', 'cards'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    url: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' },
+    description: nullable({ type: 'string', maxLength: 500 }),
+    customDomain: nullable({ type: 'string', pattern: '^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$' }),
+    themeColors: nullable({ type: 'object', properties: { light: palette, dark: palette } }),
+    logo: link,
+    logoDark: link,
+    redirectTo: link,
+    favicon: link,
+    defaultTheme: { type: 'string', enum: ['LIGHT', 'DARK', 'AUTO'], default: 'AUTO' },
+    isPrivate: { type: 'boolean', default: false },
+    cards: {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        type: 'object',
+        required: ['name', 'services'],
+        properties: {
+          id: { type: 'string', maxLength: 100 },
+          name: { type: 'string', minLength: 1, maxLength: 255 },
+          services: {
+            type: 'array',
+            maxItems: 100,
+            items: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } },
+          },
+        },
+      },
+    },
+  },
+};
+type Body = { name: string; url: string; customDomain?: string | null; [field: string]: unknown } & {
+  cards: { id?: string; name: string; services: { id: string }[] }[];
+};
+const params = {
+  type: 'object',
+  required: ['statusPageId'],
+  properties: { statusPageId: { type: 'string', minLength: 1, maxLength: 100 } },
+};
+const listQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    nextId: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+};
+
+const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
+  const store = deps.store.statusPages;
+
+  const show = async (accountId: string, rows: StatusPageRow[]) => {
+    const services = new Map<string, ServiceRow>((await deps.store.statusPageServices.list(accountId)).map((s) => [s.id, s]));
+    return rows.map((r) => {
+      const { cards, ...rest } = r.config;
+      return {
+        id: r.id,
+        accountId: r.account_id,
+        ...rest,
+        whiteLabel: false,
+        cards: cards.map((c) => ({
+          id: c.id,
+          name: c.name,
+          services: c.serviceIds.flatMap((id) => (services.has(id) ? [serviceView(services.get(id)!)] : [])),
+          created_at: c.created_at,
+          updated_at: c.updated_at,
+        })),
+        keys: [],
+        created_at: r.created_at.toISOString(),
+        updated_at: r.updated_at ? r.updated_at.toISOString() : null,
+      };
+    });
+  };
+  const pageOf = async (accountId: string, id: string) => {
+    const row = await store.get(accountId, id);
+    if (!row) throw notFound('Status page', id);
+    return row;
+  };
+
+  /** The page to store: services checked, cards keeping their ids and times where they had them. */
+  const configOf = async (accountId: string, b: Body, stored: StatusPageRow | null): Promise<StatusPageConfig> => {
+    for (const card of b.cards)
+      for (const s of card.services)
+        if (!(await deps.store.statusPageServices.get(accountId, s.id)))
+          throw new ApiError(400, `cards: card "${card.name}" names no status-page service with id ${s.id}`, {
+            field: 'cards',
+            rule: 'exists',
+          });
+    const now = new Date().toISOString();
+    const cards: Card[] = b.cards.map((c) => {
+      const old = stored?.config.cards.find((x) => x.id === c.id);
+      return {
+        id: old?.id ?? randomUUID(),
+        name: c.name,
+        serviceIds: c.services.map((s) => s.id),
+        created_at: old?.created_at ?? now,
+        updated_at: old ? now : null,
+      };
+    });
+    const config: StatusPageConfig = {
+      description: null,
+      themeColors: null,
+      logo: null,
+      logoDark: null,
+      redirectTo: null,
+      favicon: null,
+      ...b,
+      customDomain: b.customDomain ?? null,
+      cards,
+    };
+    const taken = await store.taken(config, stored?.id ?? null);
+    if (taken)
+      throw new ApiError(409, `${taken} ${JSON.stringify(config[taken])} is used by another status page`, { field: taken, rule: 'unique' });
+    return config;
+  };
+
+  app.get<{ Querystring: { limit: number; nextId?: string } }>('/v1/status-pages', { schema: { querystring: listQuery } }, async (req) => {
+    const all = await store.list(req.accountId);
+    const from = req.query.nextId === undefined ? 0 : all.findIndex((p) => p.id === req.query.nextId);
+    if (from < 0) throw new ApiError(400, `nextId names no status page: ${req.query.nextId}`, { field: 'nextId', rule: 'cursor' });
+    const page = all.slice(from, from + req.query.limit);
+    return { length: page.length, entries: await show(req.accountId, page), nextId: all[from + req.query.limit]?.id ?? null };
+  });
+
+  app.post<{ Body: Body }>('/v1/status-pages', { schema: { body } }, async (req, reply) => {
+    const row = await store.insert(req.accountId, await configOf(req.accountId, req.body, null));
+    return reply.code(201).send((await show(req.accountId, [row]))[0]);
+  });
+
+  app.get<{ Params: { statusPageId: string } }>(
+    '/v1/status-pages/:statusPageId',
+    { schema: { params } },
+    async (req) => (await show(req.accountId, [await pageOf(req.accountId, req.params.statusPageId)]))[0],
+  );
+
+  app.put<{ Params: { statusPageId: string }; Body: Body }>('/v1/status-pages/:statusPageId', { schema: { params, body } }, async (req) => {
+    const stored = await pageOf(req.accountId, req.params.statusPageId);
+    const row = await store.update(req.accountId, stored.id, await configOf(req.accountId, req.body, stored));
+    return (await show(req.accountId, [row!]))[0];
+  });
+
+  app.delete<{ Params: { statusPageId: string } }>('/v1/status-pages/:statusPageId', { schema: { params } }, async (req, reply) => {
+    if (!(await store.delete(req.accountId, req.params.statusPageId))) throw notFound('Status page', req.params.statusPageId);
+    return reply.code(204).send();
+  });
+};
+
+export default plugin;
