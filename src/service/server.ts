@@ -21,6 +21,7 @@ import statusPageServices from './routes/status-page-services.js';
 import dashboards from './routes/dashboards.js';
 import serviceIncidents from './routes/service-incidents.js';
 import statusPages from './routes/status-pages.js';
+import badges from './routes/badges.js';
 import snippets from './routes/snippets.js';
 import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
@@ -164,6 +165,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     dashboards,
     serviceIncidents,
     statusPages,
+    badges,
     snippets,
     alertChannels,
     alertHistory,

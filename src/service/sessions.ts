@@ -67,6 +67,24 @@ export class Sessions {
   }
 
   /**
+   * Runs a check now and waits (up to waitMs) for its session to end: what a trigger URL
+   * answers. Past the wait it answers with the session still running, which counts as failed.
+   */
+  async runToEnd(row: CheckRow, waitMs: number) {
+    const [session] = await this.start([row], 'TRIGGER_API');
+    const done = await this.waitFinal(row.account_id, session.id, waitMs);
+    const final = done && done !== 'missing' ? done : session;
+    const view = await this.view(final);
+    const passed = final.status === 'PASSED' || final.status === 'DEGRADED';
+    return {
+      hasFailures: !passed,
+      responseTime: view.results.reduce((m, r) => Math.max(m, r.responseTime ?? 0), 0),
+      checkSessionId: final.id,
+      status: final.status,
+    };
+  }
+
+  /**
    * At start: a session left open whose runs are all gone (the service stopped between its
    * results and its final status, or its runs were lost) ends now, with the verdict over the
    * results it has, or TIMED_OUT when some never came.

@@ -324,4 +324,45 @@ describe('check groups', () => {
     expect(hooks.group).toHaveLength(1);
     receiver.close();
   });
+
+  it('serve status badges of checks and groups to anyone, saying only name and state', async () => {
+    const group = (await svc.api('POST', '/v2/check-groups', { name: 'badged', apiCheckDefaults: { url: base } })).body;
+    const ok = await apiCheck({ name: 'ok member', groupId: group.id, request: { method: 'GET', url: '{{GROUP_BASE_URL}}/ok' } });
+    const down = await apiCheck({
+      name: 'down member',
+      groupId: group.id,
+      request: {
+        method: 'GET',
+        url: '{{GROUP_BASE_URL}}/fail',
+        assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
+      },
+    });
+    for (const id of [ok.id, down.id]) {
+      const t = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [id] } });
+      await svc.api('GET', `/v2/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+    }
+    // No API key: a README embeds these.
+    const badge = async (path: string) => {
+      const res = await fetch(`${svc.baseUrl}${path}`);
+      return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+    };
+    const okBadge = await badge(`/v1/badges/checks/${ok.id}`);
+    expect(okBadge.status).toBe(200);
+    expect(okBadge.type).toMatch(/^image\/svg\+xml/);
+    expect(okBadge.body).toContain('aria-label="ok member: inactive"');
+    const activeOk = await apiCheck({ name: 'live', activated: true, frequency: 1440, request: { method: 'GET', url: `${base}/ok` } });
+    const t = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [activeOk.id] } });
+    await svc.api('GET', `/v2/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+    const live = await badge(`/v1/badges/checks/${activeOk.id}?responseTime=true&style=for-the-badge`);
+    expect(live.body).toMatch(/aria-label="live: passing \| \d+ ms"/);
+    expect(live.body).not.toContain(base);
+    // The group: its worst active member. Activated, the failing one decides.
+    await svc.api('PUT', `/v1/checks/api/${down.id}`, { activated: true, frequency: 1440 });
+    expect((await badge(`/v1/badges/groups/${group.id}?theme=dark`)).body).toContain('aria-label="badged: failing"');
+    expect((await badge(`/v1/badges/checks/${down.id}`)).body).toContain('fill="#cf222e"');
+    expect(await badge('/v1/badges/checks/00000000-0000-4000-8000-000000000000')).toMatchObject({ status: 404 });
+    expect(await badge(`/v1/badges/checks/${ok.id}?style=round`)).toMatchObject({ status: 400 });
+    expect(await badge('/v1/badges/groups/0')).toMatchObject({ status: 400 });
+    for (const id of [ok.id, down.id, activeOk.id]) await svc.api('DELETE', `/v1/checks/${id}`);
+  });
 });

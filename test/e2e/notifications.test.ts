@@ -67,6 +67,14 @@ async function urlCheck(channelId: number, extra: Record<string, unknown> = {}) 
   return res.body.id as string;
 }
 
+/** Alert settings that wait for two failed runs in a row. */
+const twoFailedRuns = {
+  escalationType: 'RUN_BASED',
+  runBasedEscalation: { failedRunThreshold: 2 },
+  reminders: { amount: 0, interval: 5 },
+  parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+};
+
 /** Runs the check now and waits for its result. */
 async function runNow(checkId: string) {
   const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
@@ -145,12 +153,7 @@ describe('webhook notifications', () => {
       .body;
     const checkId = await urlCheck(channel.id, {
       useGlobalAlertSettings: false,
-      alertSettings: {
-        escalationType: 'RUN_BASED',
-        runBasedEscalation: { failedRunThreshold: 2 },
-        reminders: { amount: 0, interval: 5 },
-        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
-      },
+      alertSettings: twoFailedRuns,
     });
     healthy = false;
     await runNow(checkId);
@@ -175,12 +178,7 @@ describe('webhook notifications', () => {
       locations: ['eu-west-1', 'us-east-1'],
       runParallel: true,
       useGlobalAlertSettings: false,
-      alertSettings: {
-        escalationType: 'RUN_BASED',
-        runBasedEscalation: { failedRunThreshold: 2 },
-        reminders: { amount: 0, interval: 5 },
-        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
-      },
+      alertSettings: twoFailedRuns,
     });
     healthy = false;
     const first = await runNow(checkId);
@@ -206,12 +204,7 @@ describe('webhook notifications', () => {
     ).body;
     const checkId = await urlCheck(channel.id, {
       useGlobalAlertSettings: false,
-      alertSettings: {
-        escalationType: 'RUN_BASED',
-        runBasedEscalation: { failedRunThreshold: 2 },
-        reminders: { amount: 0, interval: 5 },
-        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
-      },
+      alertSettings: twoFailedRuns,
       triggerIncident: {
         serviceId: service.id,
         severity: 'CRITICAL',

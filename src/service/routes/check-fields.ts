@@ -174,20 +174,26 @@ export async function assertValidCheck(
       field: 'triggerIncident.serviceId',
       rule: 'exists',
     });
-  const slugs = cfg.privateLocations ?? [];
-  if (slugs.length) {
-    const known = await refs.store.privateLocations.knownSlugs(accountId, slugs);
-    const missing = slugs.filter((s) => !known.has(s));
-    if (missing.length) {
-      throw new ApiError(
-        400,
-        `privateLocations names no private location with slugName ${missing.map((m) => JSON.stringify(m)).join(', ')}`,
-        {
-          field: 'privateLocations',
-          rule: 'exists',
-          missing,
-        },
-      );
-    }
-  }
+  await assertPrivateLocations(refs.store.privateLocations, accountId, cfg.privateLocations);
+}
+
+/** Refuses (400) slugs that name no private location of the account. */
+export async function assertPrivateLocations(
+  privateLocations: Pick<PrivateLocationRepository, 'knownSlugs'>,
+  accountId: string,
+  slugs: string[] | null,
+): Promise<void> {
+  if (!slugs?.length) return;
+  const known = await privateLocations.knownSlugs(accountId, slugs);
+  const missing = slugs.filter((s) => !known.has(s));
+  if (missing.length)
+    throw new ApiError(
+      400,
+      `privateLocations names no private location with slugName ${missing.map((m) => JSON.stringify(m)).join(', ')}`,
+      {
+        field: 'privateLocations',
+        rule: 'exists',
+        missing,
+      },
+    );
 }

@@ -13,13 +13,13 @@ import { runtimeViolation } from '../../domain/runtimes.js';
 import { showChecks, subscriptionsToSave } from '../check-alerting.js';
 import type { Deps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
-import { FINAL } from '../sessions.js';
 import type { Subscription } from '../store/alert-channels.js';
 import type { GroupRow, GroupTriggerRow } from '../store/check-groups.js';
 import type { CheckRow } from '../store/checks.js';
 import {
   DEFAULT_ALERT_SETTINGS,
   alertSettingsSchema,
+  assertPrivateLocations,
   autoAssignQuery,
   commonCheckProperties,
   retryStrategySchema,
@@ -144,19 +144,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       if (id !== null && deps.snippets.script(accountId, id) === null)
         throw new ApiError(400, `${field} names no snippet with id ${id}`, { field, rule: 'exists' });
     }
-    const slugs = c.privateLocations ?? [];
-    const known = slugs.length ? await store.privateLocations.knownSlugs(accountId, slugs) : new Set<string>();
-    const missing = slugs.filter((s) => !known.has(s));
-    if (missing.length)
-      throw new ApiError(
-        400,
-        `privateLocations names no private location with slugName ${missing.map((m) => JSON.stringify(m)).join(', ')}`,
-        {
-          field: 'privateLocations',
-          rule: 'exists',
-          missing,
-        },
-      );
+    await assertPrivateLocations(store.privateLocations, accountId, c.privateLocations);
     const { vars, missing: key } = resolveVariables(c.environmentVariables, stored?.environmentVariables);
     if (key !== undefined)
       throw new ApiError(400, `environmentVariables: ${key} needs a value (null keeps the stored value of a secret only)`, {
@@ -339,18 +327,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < members.length; i = next++) {
-        const [session] = await deps.sessions.start([members[i]], 'TRIGGER_API');
-        const done = await deps.sessions.waitFinal(group.account_id, session.id, RUN_WAIT_MS);
-        const final = done && done !== 'missing' ? done : session;
-        const view = await deps.sessions.view(final);
-        outcomes[i] = {
-          checkId: members[i].id,
-          name: members[i].name,
-          hasFailures: !(final.status === 'PASSED' || final.status === 'DEGRADED') || !FINAL.has(final.status),
-          responseTime: view.results.reduce((m, r) => Math.max(m, r.responseTime ?? 0), 0),
-          checkSessionId: final.id,
-          status: final.status,
-        };
+        outcomes[i] = { checkId: members[i].id, name: members[i].name, ...(await deps.sessions.runToEnd(members[i], RUN_WAIT_MS)) };
       }
     };
     await Promise.all(Array.from({ length: Math.min(group.config.concurrency, members.length) }, worker));

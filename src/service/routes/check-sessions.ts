@@ -3,7 +3,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { ApiError, errorBody, notFound } from '../errors.js';
-import { FINAL } from '../sessions.js';
 import type { Deps } from '../deps.js';
 
 const AWAIT_MAX_SECONDS = 3030;
@@ -128,13 +127,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
   ) => {
     const hit = await deps.store.triggers.checkByToken(req.params.checkId, req.params.token);
     if (!hit) throw notFound('Trigger', req.params.checkId);
-    const [session] = await sessions.start([hit], 'TRIGGER_API');
-    const done = await sessions.waitFinal(hit.account_id, session.id, TRIGGER_WAIT_MS);
-    const final = done && done !== 'missing' ? done : session;
-    const view = await sessions.view(final);
-    const responseTime = view.results.reduce((m, r) => Math.max(m, r.responseTime ?? 0), 0);
-    const passed = FINAL.has(final.status) && (final.status === 'PASSED' || final.status === 'DEGRADED');
-    return reply.code(passed ? 200 : 503).send({ hasFailures: !passed, responseTime, checkSessionId: final.id, status: final.status });
+    const outcome = await sessions.runToEnd(hit, TRIGGER_WAIT_MS);
+    return reply.code(outcome.hasFailures ? 503 : 200).send(outcome);
   };
   for (const method of ['GET', 'POST'] as const) {
     app.route({

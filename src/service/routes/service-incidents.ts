@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { INCIDENT_STATUSES, SEVERITIES, incidentDuration } from '../../domain/incidents.js';
 import type { Deps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
+import { cursorPage } from './paging.js';
 import type { ServiceIncidentRow, ServiceIncidentUpdateRow, UpdateFields } from '../store/service-incidents.js';
 import type { ServiceRow } from '../store/status-page-services.js';
 import type { Repositories } from '../store/index.js';
@@ -114,13 +115,11 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { querystring: listQuery } },
     async (req) => {
       const all = await store.latest(req.accountId, LIST_MAX);
-      const from = req.query.nextId === undefined ? 0 : all.findIndex((r) => r.id === req.query.nextId);
-      if (from < 0) throw new ApiError(400, `nextId names no incident: ${req.query.nextId}`, { field: 'nextId', rule: 'cursor' });
-      const page = all.slice(from, from + req.query.limit);
+      const { page, nextId } = cursorPage(all, req.query.limit, req.query.nextId, 'incident');
       return {
         length: page.length,
         entries: await showServiceIncidents(deps.store, req.accountId, page),
-        nextId: all[from + req.query.limit]?.id ?? null,
+        nextId,
       };
     },
   );

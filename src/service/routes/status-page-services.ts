@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Deps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
+import { cursorPage } from './paging.js';
 import type { ServiceRow } from '../store/status-page-services.js';
 
 const body = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 255 } } };
@@ -35,11 +36,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     async (req) => {
       const all = await store.list(req.accountId);
       if (!req.query.paginated) return { length: all.length, entries: all.map(serviceView), nextId: null };
-      // nextId names the first service of the page; an unknown one is a 400, not an empty page.
-      const from = req.query.nextId === undefined ? 0 : all.findIndex((s) => s.id === req.query.nextId);
-      if (from < 0) throw new ApiError(400, `nextId names no service: ${req.query.nextId}`, { field: 'nextId', rule: 'cursor' });
-      const page = all.slice(from, from + req.query.limit);
-      return { length: page.length, entries: page.map(serviceView), nextId: all[from + req.query.limit]?.id ?? null };
+      const { page, nextId } = cursorPage(all, req.query.limit, req.query.nextId, 'service');
+      return { length: page.length, entries: page.map(serviceView), nextId };
     },
   );
 

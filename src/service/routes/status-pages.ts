@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
+import { cursorPage } from './paging.js';
 import type { Card, StatusPageConfig, StatusPageRow } from '../store/status-pages.js';
 import { serviceView } from './status-page-services.js';
 import type { ServiceRow } from '../store/status-page-services.js';
@@ -133,10 +134,8 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
 
   app.get<{ Querystring: { limit: number; nextId?: string } }>('/v1/status-pages', { schema: { querystring: listQuery } }, async (req) => {
     const all = await store.list(req.accountId);
-    const from = req.query.nextId === undefined ? 0 : all.findIndex((p) => p.id === req.query.nextId);
-    if (from < 0) throw new ApiError(400, `nextId names no status page: ${req.query.nextId}`, { field: 'nextId', rule: 'cursor' });
-    const page = all.slice(from, from + req.query.limit);
-    return { length: page.length, entries: await show(req.accountId, page), nextId: all[from + req.query.limit]?.id ?? null };
+    const { page, nextId } = cursorPage(all, req.query.limit, req.query.nextId, 'status page');
+    return { length: page.length, entries: await show(req.accountId, page), nextId };
   });
 
   app.post<{ Body: Body }>('/v1/status-pages', { schema: { body } }, async (req, reply) => {

@@ -50,6 +50,11 @@ export class CheckGroupRepository {
     return (await this.db.query<GroupRow>('SELECT * FROM check_groups WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
   }
 
+  /** A group by id alone: for what is not on an account's behalf (public badges). */
+  async getAny(id: number): Promise<GroupRow | null> {
+    return (await this.db.query<GroupRow>('SELECT * FROM check_groups WHERE id = $1', [id]))[0] ?? null;
+  }
+
   /** Every group of every account: the service keeps them in memory. */
   all(): Promise<GroupRow[]> {
     return this.db.query<GroupRow>('SELECT * FROM check_groups ORDER BY id');

@@ -1,19 +1,11 @@
 // Maintenance windows: one row each, its settings as JSON (occurrences are computed, not stored).
 
+import type { MaintenanceWindow } from '../../domain/maintenance.js';
 import type { Sql } from './db.js';
 
-export interface WindowConfig {
+/** A window as stored: what decides its occurrences and effects, and what people read. */
+export interface WindowConfig extends MaintenanceWindow {
   name: string;
-  startsAt: number;
-  endsAt: number;
-  repeatUnit: 'DAY' | 'WEEK' | 'MONTH' | null;
-  repeatInterval: number | null;
-  repeatEndsAt: string | null;
-  timezone: string | null;
-  tags: string[];
-  pauseAllChecks: boolean;
-  silenceAllAlerts: boolean;
-  silenceAlertsTags: string[];
   description: string | null;
   statusPageVisibility: Record<string, unknown> | null;
 }
