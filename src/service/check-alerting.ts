@@ -72,18 +72,22 @@ export function insertCheck(
   subs: Subscription[] | null,
   first?: (tx: Repositories) => Promise<void>,
 ): Promise<CheckRow> {
+  const row = {
+    id: randomUUID(),
+    account_id: check.accountId,
+    check_type: check.checkType,
+    name: check.config.name,
+    activated: check.config.activated,
+    config: check.config,
+  };
+  // One statement alone joins the store's group commit (a transaction pays a sync of its own:
+  // check creation ran at half the rate that way).
+  if (!first && !subs?.length) return store.checks.insert(row);
   return store.tx(async (tx) => {
     await first?.(tx);
-    const row = await tx.checks.insert({
-      id: randomUUID(),
-      account_id: check.accountId,
-      check_type: check.checkType,
-      name: check.config.name,
-      activated: check.config.activated,
-      config: check.config,
-    });
-    if (subs) await tx.alertChannels.setForCheck(row.id, subs);
-    return row;
+    const stored = await tx.checks.insert(row);
+    if (subs) await tx.alertChannels.setForCheck(stored.id, subs);
+    return stored;
   });
 }
 
@@ -95,9 +99,10 @@ export function updateCheck(
   config: CheckConfig,
   subs: Subscription[] | null,
 ): Promise<CheckRow> {
+  if (!subs) return store.checks.update(id, accountId, config).then((row) => row!);
   return store.tx(async (tx) => {
     const row = (await tx.checks.update(id, accountId, config))!;
-    if (subs) await tx.alertChannels.setForCheck(row.id, subs);
+    await tx.alertChannels.setForCheck(row.id, subs);
     return row;
   });
 }
