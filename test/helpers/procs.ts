@@ -89,7 +89,7 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-async function storageEnv(): Promise<Record<string, string>> {
+export async function storageEnv(): Promise<Record<string, string>> {
   if (process.env.OUTPOST_TEST_STORAGE === 'postgres') {
     const base = inject('databaseUrl');
     const name = `t_${randomUUID().replace(/-/g, '')}`;

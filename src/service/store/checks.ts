@@ -172,6 +172,7 @@ export class CheckRepository {
       if (rows.length === 0) return false;
       await q.query('DELETE FROM check_results WHERE check_id = $1', [id]);
       await q.query('DELETE FROM check_statuses WHERE check_id = $1', [id]);
+      await q.query('DELETE FROM check_days WHERE check_id = $1', [id]);
       await q.query('DELETE FROM jobs WHERE check_id = $1', [id]);
       return true;
     });

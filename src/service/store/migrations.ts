@@ -355,6 +355,19 @@ CREATE TABLE status_pages (
 );
 CREATE INDEX status_pages_account ON status_pages (account_id, created_at)
 `,
+  // 11: each check's FINAL results by UTC day, kept as results are stored: uptime over 90 days
+  // is then 90 rows a check, not a scan of every result.
+  `
+CREATE TABLE check_days (
+  check_id text NOT NULL,
+  day text NOT NULL,
+  runs integer NOT NULL,
+  failures integer NOT NULL,
+  degraded integer NOT NULL,
+  response_time_sum double precision NOT NULL,
+  PRIMARY KEY (check_id, day)
+)
+`,
 ];
 
 /**

@@ -38,7 +38,39 @@ const RESULT_INSERT_SQLITE = `
     is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id,
     result_type, attempts, sequence_id)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16, $17, $18, $19, $20, $21)
-  ON CONFLICT (job_id) DO NOTHING`;
+  ON CONFLICT (job_id) DO NOTHING
+  RETURNING 1`;
+
+const DAY_UPSERT_SQLITE = `INSERT INTO check_days (check_id, day, runs, failures, degraded, response_time_sum)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (check_id, day) DO UPDATE SET runs = check_days.runs + EXCLUDED.runs, failures = check_days.failures + EXCLUDED.failures,
+    degraded = check_days.degraded + EXCLUDED.degraded, response_time_sum = check_days.response_time_sum + EXCLUDED.response_time_sum`;
+
+export interface DayRow {
+  check_id: string;
+  day: string;
+  runs: number;
+  failures: number;
+  degraded: number;
+  response_time_sum: number;
+}
+
+/** FINAL results counted by check and UTC day (of when they stopped). */
+function foldDays(stored: Delivered[]): unknown[][] {
+  const days = new Map<string, unknown[]>();
+  for (const d of stored) {
+    if (d.resultType === 'ATTEMPT') continue;
+    const day = new Date(d.result.stoppedAt).toISOString().slice(0, 10);
+    const key = `${d.job.checkId} ${day}`;
+    const row = days.get(key) ?? [d.job.checkId, day, 0, 0, 0, 0];
+    row[2] = (row[2] as number) + 1;
+    if (d.result.hasFailures) row[3] = (row[3] as number) + 1;
+    else if (d.result.isDegraded) row[4] = (row[4] as number) + 1;
+    row[5] = (row[5] as number) + d.result.responseTime;
+    days.set(key, row);
+  }
+  return [...days.values()];
+}
 
 /**
  * One status row per check: the latest result wins, longest and shortest run fold over the
@@ -109,9 +141,12 @@ export class ResultRepository {
     const st = foldStatuses(batch);
     if (this.db.dialect === 'sqlite') {
       await this.db.tx(async (q) => {
-        for (const d of batch) await q.query(RESULT_INSERT_SQLITE, resultRow(d));
+        // Only what is new counts toward the days: a result already stored is not counted twice.
+        const fresh: Delivered[] = [];
+        for (const d of batch) if ((await q.query(RESULT_INSERT_SQLITE, resultRow(d))).length) fresh.push(d);
         await q.query(`DELETE FROM jobs WHERE id ${inList(q, '$1')}`, [writtenJobIds]);
         for (const x of st) await q.query(STATUS_UPSERT_SQLITE, statusRow(x));
+        for (const day of foldDays(fresh)) await q.query(DAY_UPSERT_SQLITE, day);
       });
       return;
     }
@@ -129,6 +164,14 @@ export class ResultRepository {
            AS t(id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors, is_degraded, over_max,
                 response_time, started, stopped, run_id, error, detail, session_id, result_type, attempts, sequence_id)
          ON CONFLICT (job_id) DO NOTHING
+         RETURNING check_id, stopped_at, has_failures, is_degraded, response_time, result_type
+       ), days AS (
+         INSERT INTO check_days (check_id, day, runs, failures, degraded, response_time_sum)
+         SELECT check_id, to_char(stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), count(*), count(*) FILTER (WHERE has_failures),
+           count(*) FILTER (WHERE is_degraded AND NOT has_failures), sum(response_time)
+         FROM stored WHERE result_type = 'FINAL' GROUP BY 1, 2
+         ON CONFLICT (check_id, day) DO UPDATE SET runs = check_days.runs + EXCLUDED.runs, failures = check_days.failures + EXCLUDED.failures,
+           degraded = check_days.degraded + EXCLUDED.degraded, response_time_sum = check_days.response_time_sum + EXCLUDED.response_time_sum
          RETURNING 1
        ), finished AS (
          DELETE FROM jobs WHERE id = ANY($22::text[]) RETURNING 1
@@ -139,6 +182,15 @@ export class ResultRepository {
        ${STATUS_MERGE_PG}`,
       [...columns(batch.map(resultRow), 21), writtenJobIds, ...columns(st.map(statusRow), 11)],
     );
+  }
+
+  /** The checks' FINAL results by day, from `fromDay` (YYYY-MM-DD, UTC) on. */
+  days(checkIds: string[], fromDay: string): Promise<DayRow[]> {
+    if (!checkIds.length) return Promise.resolve([]);
+    return this.db.query<DayRow>(`SELECT * FROM check_days WHERE check_id ${inList(this.db, '$1')} AND day >= $2 ORDER BY check_id, day`, [
+      checkIds,
+      fromDay,
+    ]);
   }
 
   async page(f: ResultFilter, limit: number, offset: number): Promise<ResultRow[]> {
