@@ -297,6 +297,12 @@ describe('agent and service, end to end', () => {
     expect(line.locations).toEqual([pl.slugName]);
     const metrics = await (await fetch(`${svc.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(/outpost_runs_dropped_total\{reason="unclaimed"\} [1-9]/);
+    // The series asked for, and only those: a cheap poll.
+    const some = await (await fetch(`${svc.baseUrl}/metrics?name=outpost_runs_dropped_total&name=no_such_metric`)).text();
+    expect(some).toMatch(/^# HELP outpost_runs_dropped_total/);
+    expect(some).toMatch(/outpost_runs_dropped_total\{reason="unclaimed"\} [1-9]/);
+    expect(some).not.toContain('outpost_jobs_pending');
+    expect((await fetch(`${svc.baseUrl}/metrics?name=bad-name`)).status).toBe(400);
     // A late agent gets nothing from before it came: no pile of stale runs.
     const agent = await startAgent(svc, pl.key);
     cleanup.push(() => agent.proc.kill('SIGKILL'));
