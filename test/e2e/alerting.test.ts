@@ -2,6 +2,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startService, type Service } from '../helpers/procs.js';
+import { expectError } from '../helpers/api-error.js';
 
 let svc: Service;
 beforeAll(async () => {
@@ -29,11 +30,6 @@ const tcpCheck = (extra: Record<string, unknown> = {}, query = '') =>
     request: { hostname: '127.0.0.1', port: 9 },
     ...extra,
   });
-
-function expectError(res: { status: number; body: any }, status: number, message: RegExp) {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ statusCode: status, message: expect.stringMatching(message) });
-}
 
 describe('alert channels', () => {
   it('are created with defaults, listed with Content-Range, updated and deleted; secrets never shown', async () => {

@@ -6,6 +6,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startService, eventually, type Service } from '../helpers/procs.js';
+import { expectError } from '../helpers/api-error.js';
 
 interface Seen {
   path: string;
@@ -45,9 +46,10 @@ afterAll(async () => {
   target?.close();
 });
 
-function expectError(res: { status: number; body: any }, status: number, message: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ statusCode: status, message: expect.stringMatching(message) });
+/** Runs a check now and answers its session once final. */
+async function runNow(checkId: string) {
+  const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
+  return (await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`)).body;
 }
 
 const apiCheck = async (extra: Record<string, unknown>) => {
@@ -289,12 +291,7 @@ describe('check groups', () => {
     const applied = (await svc.api('GET', `/v1/checks/${member.id}?applyGroupSettings=true`)).body;
     expect(applied.alertChannelSubscriptions).toEqual([{ alertChannelId: groupChannel, activated: true }]);
 
-    const runNow = async () => {
-      const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [member.id] } });
-      const done = await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
-      expect(done.body.status).toBe('FAILED');
-    };
-    await runNow();
+    expect((await runNow(member.id)).status).toBe('FAILED');
     const told = await eventually(async () => hooks.group[0]);
     expect(JSON.parse(told.body)).toEqual({ type: 'ALERT_FAILURE', check: 'down member' });
 
@@ -311,8 +308,7 @@ describe('check groups', () => {
       groupId: mutedGroup.id,
       request: { method: 'GET', url: `${base}/fail`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
     });
-    const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [quiet.id] } });
-    await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+    await runNow(quiet.id);
     const alerts = await eventually(async () => {
       const a = (await svc.api('GET', `/v1/check-alerts/${quiet.id}`)).body;
       return a.length ? a : null;
@@ -338,8 +334,7 @@ describe('check groups', () => {
       },
     });
     for (const id of [ok.id, down.id]) {
-      const t = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [id] } });
-      await svc.api('GET', `/v2/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+      await runNow(id);
     }
     // No API key: a README embeds these.
     const badge = async (path: string) => {
@@ -351,8 +346,7 @@ describe('check groups', () => {
     expect(okBadge.type).toMatch(/^image\/svg\+xml/);
     expect(okBadge.body).toContain('aria-label="ok member: inactive"');
     const activeOk = await apiCheck({ name: 'live', activated: true, frequency: 1440, request: { method: 'GET', url: `${base}/ok` } });
-    const t = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [activeOk.id] } });
-    await svc.api('GET', `/v2/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+    await runNow(activeOk.id);
     const live = await badge(`/v1/badges/checks/${activeOk.id}?responseTime=true&style=for-the-badge`);
     expect(live.body).toMatch(/aria-label="live: passing \| \d+ ms"/);
     expect(live.body).not.toContain(base);

@@ -3,6 +3,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startService, type Service } from '../helpers/procs.js';
+import { expectError } from '../helpers/api-error.js';
 
 let svc: Service;
 beforeAll(async () => {
@@ -11,11 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.stop();
 });
-
-function expectError(res: { status: number; body: any }, status: number, message: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ statusCode: status, message: expect.stringMatching(message) });
-}
 
 describe('status-page services', () => {
   it('are listed by cursor (op 17) or whole, renamed, and kept while a check triggers incidents on them', async () => {

@@ -5,6 +5,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startService, eventually, type Service } from '../helpers/procs.js';
+import { expectError } from '../helpers/api-error.js';
 
 let svc: Service;
 let target: http.Server;
@@ -23,11 +24,6 @@ afterAll(async () => {
   await svc?.stop();
   target?.close();
 });
-
-function expectError(res: { status: number; body: any }, status: number, message: RegExp) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ statusCode: status, message: expect.stringMatching(message) });
-}
 
 const hour = 3600_000;
 const iso = (t: number) => new Date(t).toISOString();
