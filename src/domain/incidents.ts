@@ -9,19 +9,21 @@ export interface TimelineEntry {
 }
 
 /**
- * Seconds from the first update to the RESOLVED update that closed the incident (the last one,
- * if it was reopened), or to now while it is still open; null without updates.
+ * When an incident began (its first update) and the RESOLVED update that closed it (the first of
+ * the last run of RESOLVED updates, if it was reopened); resolvedAt null while it is open.
  */
-export function incidentDuration(timeline: readonly TimelineEntry[], now: number): number | null {
+export function incidentSpan(timeline: readonly TimelineEntry[]): { startedAt: number; resolvedAt: number | null } | null {
   if (!timeline.length) return null;
   const sorted = [...timeline].sort((a, b) => a.at - b.at);
-  const last = sorted[sorted.length - 1];
-  let end = now;
-  if (last.status === 'RESOLVED') {
-    // The resolve that closed it: the first RESOLVED after the last update that was not one.
-    let i = sorted.length - 1;
-    while (i > 0 && sorted[i - 1].status === 'RESOLVED') i--;
-    end = sorted[i].at;
-  }
-  return Math.max(0, Math.round((end - sorted[0].at) / 1000));
+  let i = sorted.length - 1;
+  if (sorted[i].status !== 'RESOLVED') return { startedAt: sorted[0].at, resolvedAt: null };
+  while (i > 0 && sorted[i - 1].status === 'RESOLVED') i--;
+  return { startedAt: sorted[0].at, resolvedAt: sorted[i].at };
+}
+
+/** Seconds from the incident's start to its resolution, or to now while it is open; null without updates. */
+export function incidentDuration(timeline: readonly TimelineEntry[], now: number): number | null {
+  const span = incidentSpan(timeline);
+  if (!span) return null;
+  return Math.max(0, Math.round(((span.resolvedAt ?? now) - span.startedAt) / 1000));
 }

@@ -5,5 +5,6 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 export const hashKey = (raw: string) => createHash('sha256').update(raw).digest('hex');
 export const newApiKey = () => `op_${randomBytes(32).toString('hex')}`;
 export const newPrivateLocationKey = () => `pl_${randomBytes(32).toString('hex')}`;
+export const newPageKey = () => `pk_${randomBytes(32).toString('hex')}`;
 export const maskKey = (raw: string) => `...${raw.slice(-4)}`;
 export const newId = () => randomUUID();

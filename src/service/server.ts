@@ -22,6 +22,7 @@ import dashboards from './routes/dashboards.js';
 import serviceIncidents from './routes/service-incidents.js';
 import statusPages from './routes/status-pages.js';
 import badges from './routes/badges.js';
+import pages from './routes/pages.js';
 import snippets from './routes/snippets.js';
 import alertChannels, { alertHistory } from './routes/alert-channels.js';
 import checkResults from './routes/check-results.js';
@@ -166,6 +167,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
     serviceIncidents,
     statusPages,
     badges,
+    pages,
     snippets,
     alertChannels,
     alertHistory,

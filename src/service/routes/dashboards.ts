@@ -7,6 +7,8 @@ import { ApiError, notFound } from '../errors.js';
 import type { DashboardRow } from '../store/dashboards.js';
 import type { IncidentRow, IncidentUpdateRow } from '../store/incidents.js';
 import { PAGE_LIMIT_MAX, PAGE_MAX } from '../../domain/limits.js';
+import type { PageKeyRow } from '../store/page-keys.js';
+import { pageKeyRoutes, pageKeyView } from './page-keys.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const text = (max: number) => nullable({ type: 'string', maxLength: max });
@@ -35,6 +37,8 @@ const DASHBOARD_DEFAULTS = {
   isPrivate: false,
   showP95: true,
   showP99: true,
+  /** Outpost: show a failing check's error message on the served page (off: no error text leaks). */
+  showErrorMessages: false,
 };
 const dashboardProperties = {
   header: { type: 'string', minLength: 1, maxLength: 255 },
@@ -62,6 +66,7 @@ const dashboardProperties = {
   isPrivate: { type: 'boolean' },
   showP95: { type: 'boolean' },
   showP99: { type: 'boolean' },
+  showErrorMessages: { type: 'boolean' },
 };
 type DashboardConfig = typeof DASHBOARD_DEFAULTS & { header: string };
 const dashboardParams = {
@@ -107,11 +112,11 @@ const updateParams = {
 };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const dashboardView = (r: DashboardRow) => ({
+const dashboardView = (r: DashboardRow, keys: PageKeyRow[] = []) => ({
   ...r.config,
   id: Number(r.id),
   dashboardId: r.dashboard_id,
-  keys: [],
+  keys: keys.map(pageKeyView),
   created_at: r.created_at.toISOString(),
   updated_at: iso(r.updated_at),
 });
@@ -139,15 +144,30 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     return stored ? (await dashboards.update(accountId, Number(stored.id), config))! : await dashboards.insert(accountId, config);
   };
 
+  /** Dashboards as the API shows them, each with its (masked) keys. */
+  const show = async (rows: DashboardRow[]) => {
+    const keys = await deps.store.pageKeys.list(
+      'dashboard',
+      rows.map((r) => String(r.id)),
+    );
+    return rows.map((r) =>
+      dashboardView(
+        r,
+        keys.filter((k) => k.page_id === String(r.id)),
+      ),
+    );
+  };
+  const showOne = async (row: DashboardRow) => (await show([row]))[0];
+
   app.get<{ Querystring: { limit: number; page: number } }>(
     '/v1/dashboards',
     { schema: { querystring: { type: 'object', properties: pageQuery } } },
-    async (req) => (await dashboards.list(req.accountId, req.query.limit, (req.query.page - 1) * req.query.limit)).map(dashboardView),
+    async (req) => show(await dashboards.list(req.accountId, req.query.limit, (req.query.page - 1) * req.query.limit)),
   );
   app.post<{ Body: Partial<DashboardConfig> }>(
     '/v1/dashboards',
     { schema: { body: { type: 'object', required: ['header'], properties: dashboardProperties } } },
-    async (req, reply) => reply.code(201).send(dashboardView(await save(req.accountId, req.body, null))),
+    async (req, reply) => reply.code(201).send(await showOne(await save(req.accountId, req.body, null))),
   );
   const byPath = async (accountId: string, value: string, type?: string) => {
     const column = type === 'customUrl' ? 'custom_url' : type === 'customDomain' ? 'custom_domain' : 'dashboard_id';
@@ -163,21 +183,29 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
         querystring: { type: 'object', properties: { type: { type: 'string', enum: ['customUrl', 'customDomain'] } } },
       },
     },
-    async (req) => dashboardView(await byPath(req.accountId, req.params.dashboardId, req.query.type)),
+    async (req) => showOne(await byPath(req.accountId, req.params.dashboardId, req.query.type)),
   );
   app.put<{ Params: { dashboardId: string }; Body: Partial<DashboardConfig> }>(
     '/v1/dashboards/:dashboardId',
     { schema: { params: dashboardParams, body: { type: 'object', required: ['header'], properties: dashboardProperties } } },
-    async (req) => dashboardView(await save(req.accountId, req.body, await byPath(req.accountId, req.params.dashboardId))),
+    async (req) => showOne(await save(req.accountId, req.body, await byPath(req.accountId, req.params.dashboardId))),
   );
   app.delete<{ Params: { dashboardId: string } }>(
     '/v1/dashboards/:dashboardId',
     { schema: { params: dashboardParams } },
     async (req, reply) => {
-      await dashboards.delete(req.accountId, Number((await byPath(req.accountId, req.params.dashboardId)).id));
+      const id = Number((await byPath(req.accountId, req.params.dashboardId)).id);
+      await dashboards.delete(req.accountId, id);
+      await deps.store.pageKeys.deleteAll('dashboard', String(id));
       return reply.code(204).send();
     },
   );
+  pageKeyRoutes(app, deps, {
+    kind: 'dashboard',
+    path: '/v1/dashboards/:dashboardId',
+    params: dashboardParams,
+    pageOf: (accountId, p) => byPath(accountId, p.dashboardId),
+  });
 
   const incidentView = async (r: IncidentRow, all: boolean) => {
     const updates = await incidents.updates(r.id);

@@ -8,6 +8,7 @@ import { ApiError, notFound } from '../errors.js';
 import { cursorPage } from './paging.js';
 import type { Card, StatusPageConfig, StatusPageRow } from '../store/status-pages.js';
 import { serviceView } from './status-page-services.js';
+import { pageKeyRoutes, pageKeyView } from './page-keys.js';
 import type { ServiceRow } from '../store/status-page-services.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
@@ -69,6 +70,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
 
   const show = async (accountId: string, rows: StatusPageRow[]) => {
     const services = new Map<string, ServiceRow>((await deps.store.statusPageServices.list(accountId)).map((s) => [s.id, s]));
+    const keys = await deps.store.pageKeys.list(
+      'status-page',
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => {
       const { cards, ...rest } = r.config;
       return {
@@ -83,7 +88,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
           created_at: c.created_at,
           updated_at: c.updated_at,
         })),
-        keys: [],
+        keys: keys.filter((k) => k.page_id === r.id).map(pageKeyView),
         created_at: r.created_at.toISOString(),
         updated_at: r.updated_at ? r.updated_at.toISOString() : null,
       };
@@ -157,7 +162,15 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
 
   app.delete<{ Params: { statusPageId: string } }>('/v1/status-pages/:statusPageId', { schema: { params } }, async (req, reply) => {
     if (!(await store.delete(req.accountId, req.params.statusPageId))) throw notFound('Status page', req.params.statusPageId);
+    await deps.store.pageKeys.deleteAll('status-page', req.params.statusPageId);
     return reply.code(204).send();
+  });
+
+  pageKeyRoutes(app, deps, {
+    kind: 'status-page',
+    path: '/v1/status-pages/:statusPageId',
+    params,
+    pageOf: (accountId, p) => pageOf(accountId, p.statusPageId),
   });
 };
 

@@ -157,6 +157,22 @@ export class CheckRepository {
     return { rows, total: n };
   }
 
+  /** Every check of the account, oldest first. */
+  all(accountId: string): Promise<CheckRow[]> {
+    return this.db.query<CheckRow>(`SELECT * FROM checks WHERE account_id = $1 ORDER BY ${creationOrder(this.db)}`, [accountId]);
+  }
+
+  /** The account's checks whose triggerIncident names a status-page service: they watch it. */
+  watchingServices(accountId: string): Promise<CheckRow[]> {
+    const names =
+      this.db.dialect === 'postgres'
+        ? `config->'triggerIncident'->>'serviceId' IS NOT NULL`
+        : `json_extract(config, '$.triggerIncident.serviceId') IS NOT NULL`;
+    return this.db.query<CheckRow>(`SELECT * FROM checks WHERE account_id = $1 AND ${names} ORDER BY ${creationOrder(this.db)}`, [
+      accountId,
+    ]);
+  }
+
   /** The account's checks that can be run on demand (all but heartbeats), oldest first. */
   async runnable(accountId: string): Promise<CheckRow[]> {
     return this.db.query<CheckRow>(

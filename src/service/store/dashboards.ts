@@ -54,6 +54,19 @@ export class DashboardRepository {
     );
   }
 
+  /** The dashboard served at /dashboards/<slug> (its custom URL or its id), whoever owns it. */
+  async bySlug(slug: string): Promise<DashboardRow | null> {
+    const rows = await this.db.query<DashboardRow>('SELECT * FROM dashboards WHERE custom_url = $1 OR dashboard_id = $1 ORDER BY id', [
+      slug,
+    ]);
+    return rows.find((r) => r.custom_url === slug) ?? rows[0] ?? null;
+  }
+
+  /** The dashboard served on a custom domain, whoever owns it. */
+  async byDomain(domain: string): Promise<DashboardRow | null> {
+    return (await this.db.query<DashboardRow>('SELECT * FROM dashboards WHERE custom_domain = $1', [domain]))[0] ?? null;
+  }
+
   async byNumber(accountId: string, id: number): Promise<DashboardRow | null> {
     return (await this.db.query<DashboardRow>('SELECT * FROM dashboards WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
   }

@@ -1,7 +1,7 @@
 // Dashboard incidents and their updates (a timeline: each update is a status and a description).
 
 import { randomUUID } from 'node:crypto';
-import type { Sql } from './db.js';
+import { inList, type Sql } from './db.js';
 
 export interface IncidentRow {
   id: string;
@@ -69,6 +69,23 @@ export class IncidentRepository {
 
   async get(accountId: string, id: string): Promise<IncidentRow | null> {
     return (await this.db.query<IncidentRow>('SELECT * FROM incidents WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
+  }
+
+  /** A dashboard's incidents begun since `since` or not stopped yet, newest first. */
+  onDashboard(dashboardId: number, since: Date): Promise<IncidentRow[]> {
+    return this.db.query<IncidentRow>(
+      `SELECT * FROM incidents WHERE dashboard_id = $1 AND (created_at >= $2 OR stopped_at IS NULL) ORDER BY created_at DESC, id DESC`,
+      [dashboardId, since],
+    );
+  }
+
+  /** The updates of several incidents, oldest first. */
+  updatesOf(incidentIds: string[]): Promise<IncidentUpdateRow[]> {
+    if (!incidentIds.length) return Promise.resolve([]);
+    return this.db.query<IncidentUpdateRow>(
+      `SELECT * FROM incident_updates WHERE incident_id ${inList(this.db, '$1')} ORDER BY created_at, id`,
+      [incidentIds],
+    );
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {

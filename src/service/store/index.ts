@@ -16,6 +16,7 @@ import { ServiceIncidentRepository } from './service-incidents.js';
 import { StatusPageRepository } from './status-pages.js';
 import { JobRepository } from './jobs.js';
 import { MaintenanceWindowRepository } from './maintenance-windows.js';
+import { PageKeyRepository } from './page-keys.js';
 import { PrivateLocationRepository } from './private-locations.js';
 import { ResultRepository } from './results.js';
 import { SessionRepository } from './sessions.js';
@@ -39,6 +40,7 @@ export class Repositories {
   readonly statusPages: StatusPageRepository;
   readonly jobs: JobRepository;
   readonly maintenanceWindows: MaintenanceWindowRepository;
+  readonly pageKeys: PageKeyRepository;
   readonly privateLocations: PrivateLocationRepository;
   readonly results: ResultRepository;
   readonly sessions: SessionRepository;
@@ -62,6 +64,7 @@ export class Repositories {
     this.statusPages = new StatusPageRepository(sql);
     this.jobs = new JobRepository(sql);
     this.maintenanceWindows = new MaintenanceWindowRepository(sql);
+    this.pageKeys = new PageKeyRepository(sql);
     this.privateLocations = new PrivateLocationRepository(sql);
     this.results = new ResultRepository(sql);
     this.sessions = new SessionRepository(sql);

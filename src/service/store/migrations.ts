@@ -368,6 +368,20 @@ CREATE TABLE check_days (
   PRIMARY KEY (check_id, day)
 )
 `,
+  // 12: keys that open private status pages and dashboards to the readers their owners choose.
+  `
+CREATE TABLE page_keys (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  page_kind text NOT NULL,
+  page_id text NOT NULL,
+  key_hash text NOT NULL UNIQUE,
+  masked_key text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz
+);
+CREATE INDEX page_keys_page ON page_keys (page_kind, page_id)
+`,
 ];
 
 /**

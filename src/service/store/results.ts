@@ -193,6 +193,16 @@ export class ResultRepository {
     ]);
   }
 
+  /** The checks' FINAL results since `since`: the little a dashboard needs of each. */
+  recentFinal(checkIds: string[], since: Date): Promise<{ check_id: string; has_failures: boolean; response_time: number }[]> {
+    if (!checkIds.length) return Promise.resolve([]);
+    return this.db.query(
+      `SELECT check_id, has_failures, response_time FROM check_results
+       WHERE check_id ${inList(this.db, '$1')} AND created_at >= $2 AND result_type = 'FINAL'`,
+      [checkIds, since],
+    );
+  }
+
   async page(f: ResultFilter, limit: number, offset: number): Promise<ResultRow[]> {
     const w = where(f);
     return this.db.query<ResultRow>(

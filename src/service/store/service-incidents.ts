@@ -77,6 +77,16 @@ export class ServiceIncidentRepository {
     );
   }
 
+  /** What status pages show: the account's incidents begun since `since`, and any still open. */
+  shown(accountId: string, since: Date): Promise<ServiceIncidentRow[]> {
+    return this.db.query<ServiceIncidentRow>(
+      `SELECT * FROM service_incidents i WHERE account_id = $1 AND (created_at >= $2 OR
+         (SELECT status FROM service_incident_updates u WHERE u.incident_id = i.id ORDER BY created_at DESC, id DESC LIMIT 1) <> 'RESOLVED')
+       ORDER BY created_at DESC, id DESC`,
+      [accountId, since],
+    );
+  }
+
   async delete(accountId: string, id: string): Promise<boolean> {
     return (
       (await this.db.query('DELETE FROM service_incidents WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId])).length > 0

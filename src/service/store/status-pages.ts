@@ -63,6 +63,16 @@ export class StatusPageRepository {
     return (await this.db.query<StatusPageRow>('SELECT * FROM status_pages WHERE id = $1 AND account_id = $2', [id, accountId]))[0] ?? null;
   }
 
+  /** The page served at /status/<url>, whoever owns it. */
+  async bySlug(url: string): Promise<StatusPageRow | null> {
+    return (await this.db.query<StatusPageRow>('SELECT * FROM status_pages WHERE url = $1', [url]))[0] ?? null;
+  }
+
+  /** The page served on a custom domain, whoever owns it. */
+  async byDomain(domain: string): Promise<StatusPageRow | null> {
+    return (await this.db.query<StatusPageRow>('SELECT * FROM status_pages WHERE custom_domain = $1', [domain]))[0] ?? null;
+  }
+
   /** The account's pages, oldest first. */
   list(accountId: string): Promise<StatusPageRow[]> {
     return this.db.query<StatusPageRow>('SELECT * FROM status_pages WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
