@@ -263,7 +263,8 @@ export class AlertEngine {
       return { ...next, incidentId: id };
     }
     if (!next.incidentId) return next;
-    out.push({ kind: 'resolve', incidentId: next.incidentId, description: `${row.name} has recovered.` });
+    // Status pages are public: the resolution names no check (its name may say what it probes).
+    out.push({ kind: 'resolve', incidentId: next.incidentId, description: 'Resolved: the service is working normally again.' });
     return { ...next, incidentId: null };
   }
 
