@@ -14,6 +14,7 @@ import { benchRedos } from './redos.js';
 import { benchScripts } from './scripts.js';
 import { benchAlerts } from './alerts.js';
 import { benchMaintenance } from './maintenance.js';
+import { benchPages } from './pages.js';
 import { benchBrowser } from './browser.js';
 import net from 'node:net';
 import os from 'node:os';
@@ -169,6 +170,7 @@ async function main() {
     scripts: benchScripts,
     alerts: benchAlerts,
     maintenance: benchMaintenance,
+    pages: benchPages,
   };
   const part = only ? alone[only] : undefined;
   if (part) {
@@ -193,6 +195,7 @@ async function main() {
   if (!only) out.scripts = await benchScripts(say);
   if (!only) out.alerts = await benchAlerts(say);
   if (!only) out.maintenance = await benchMaintenance(say);
+  if (!only) out.pages = await benchPages(say);
   if (only === 'probes') {
     say('');
     say(JSON.stringify(out));

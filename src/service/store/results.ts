@@ -41,7 +41,7 @@ const RESULT_INSERT_SQLITE = `
   ON CONFLICT (job_id) DO NOTHING
   RETURNING 1`;
 
-const DAY_UPSERT_SQLITE = `INSERT INTO check_days (check_id, day, runs, failures, degraded, response_time_sum)
+const DAY_UPSERT = `INSERT INTO check_days (check_id, day, runs, failures, degraded, response_time_sum)
   VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (check_id, day) DO UPDATE SET runs = check_days.runs + EXCLUDED.runs, failures = check_days.failures + EXCLUDED.failures,
     degraded = check_days.degraded + EXCLUDED.degraded, response_time_sum = check_days.response_time_sum + EXCLUDED.response_time_sum`;
@@ -146,7 +146,7 @@ export class ResultRepository {
         for (const d of batch) if ((await q.query(RESULT_INSERT_SQLITE, resultRow(d))).length) fresh.push(d);
         await q.query(`DELETE FROM jobs WHERE id ${inList(q, '$1')}`, [writtenJobIds]);
         for (const x of st) await q.query(STATUS_UPSERT_SQLITE, statusRow(x));
-        for (const day of foldDays(fresh)) await q.query(DAY_UPSERT_SQLITE, day);
+        for (const day of foldDays(fresh)) await q.query(DAY_UPSERT, day);
       });
       return;
     }
@@ -182,6 +182,13 @@ export class ResultRepository {
        ${STATUS_MERGE_PG}`,
       [...columns(batch.map(resultRow), 21), writtenJobIds, ...columns(st.map(statusRow), 11)],
     );
+  }
+
+  /** Adds counts to checks' days, as storing those results would have (history brought in from elsewhere). */
+  async addDays(rows: DayRow[]): Promise<void> {
+    await this.db.tx(async (q) => {
+      for (const r of rows) await q.query(DAY_UPSERT, [r.check_id, r.day, r.runs, r.failures, r.degraded, r.response_time_sum]);
+    });
   }
 
   /** The checks' FINAL results by day, from `fromDay` (YYYY-MM-DD, UTC) on. */
