@@ -55,7 +55,7 @@ type IncidentAction =
       description: string;
       notifySubscribers: boolean;
     }
-  | { kind: 'resolve'; incidentId: string; description: string };
+  | { kind: 'resolve'; incidentId: string; description: string; notifySubscribers: boolean };
 
 /** How long the first result of a parallel run waits for the others before it is forgotten. */
 const PARALLEL_RUN_WAIT_MS = 15 * 60_000;
@@ -239,7 +239,12 @@ export class AlertEngine {
           { id: a.id, name: a.name, severity: a.severity, serviceIds: [a.serviceId] },
           { status: 'INVESTIGATING', description: a.description, notifySubscribers: a.notifySubscribers },
         );
-      else await tx.serviceIncidents.addUpdate(a.incidentId, { status: 'RESOLVED', description: a.description });
+      else
+        await tx.serviceIncidents.addUpdate(a.incidentId, {
+          status: 'RESOLVED',
+          description: a.description,
+          notifySubscribers: a.notifySubscribers,
+        });
     }
   }
 
@@ -264,7 +269,13 @@ export class AlertEngine {
     }
     if (!next.incidentId) return next;
     // Status pages are public: the resolution names no check (its name may say what it probes).
-    out.push({ kind: 'resolve', incidentId: next.incidentId, description: 'Resolved: the service is working normally again.' });
+    // Subscribers told of the incident hear of its end.
+    out.push({
+      kind: 'resolve',
+      incidentId: next.incidentId,
+      description: 'Resolved: the service is working normally again.',
+      notifySubscribers: t?.notifySubscribers === true,
+    });
     return { ...next, incidentId: null };
   }
 
@@ -272,7 +283,7 @@ export class AlertEngine {
   committed(d: Decisions): void {
     for (const [id, s] of d.states) this.states.set(id, s);
     this.armReminders();
-    if (d.writes.notifications.length) this.stored();
+    if (d.writes.notifications.length || d.incidents.some((i) => i.notifySubscribers)) this.stored();
   }
 
   /** A check alert, and a notification for each activated subscription whose channel wants it. */

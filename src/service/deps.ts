@@ -15,10 +15,13 @@ import type { SnippetsCache } from './snippets-cache.js';
 import type { RuntimeRecord } from '../domain/runtimes.js';
 import type { ArtifactStore } from './artifacts/store.js';
 import type { AuthFailures } from './auth-failures.js';
+import type { Notifier } from './notifier.js';
 
 /** What route plugins are handed: the service's parts, nothing global. */
 export interface Deps {
   store: Store;
+  /** Sends what was stored to send; woken after a write that stores some. */
+  notifier: Pick<Notifier, 'wake'>;
   log: Logger;
   config: ServiceConfig;
   jobs: JobQueue;

@@ -1,13 +1,11 @@
-// Delivers the notifications the alert engine stored (the outbox). Each is leased (its next
-// attempt moved past the send's time limit) before it is sent and marked after, so a crash
-// between the two sends it again after the restart, never loses it; receivers deduplicate by
-// the notification id each carries. Sends run side by side: a slow or dead channel holds up
-// only its own notifications, and result ingest never waits on any.
+// Delivers what the service stored to send (outboxes: alert notifications, emails to status-page
+// subscribers). Each message is leased (its next attempt moved past the send's time limit)
+// before it is sent and marked after, so a crash between the two sends it again after the
+// restart, never loses it; receivers deduplicate by the id each carries. Sends run side by side:
+// a slow or dead receiver holds up only its own messages, and result ingest never waits on any.
 
 import type { Logger } from '../log.js';
-import type { Store } from './store/index.js';
-import type { DueNotification } from './store/alerts.js';
-import { SENDERS, type NotifyConfig, type SendOutcome } from './notify/index.js';
+import type { NotifyConfig, SendOutcome } from './notify/index.js';
 
 export interface NotifierConfig extends NotifyConfig {
   /** Between a failed attempt and the next. */
@@ -18,6 +16,25 @@ export interface NotifierConfig extends NotifyConfig {
 
 const BATCH = 100;
 
+/** A table of messages to send, and how to send one. */
+export interface Outbox<M extends { id: string; attempts: number }> {
+  due(now: number, limit: number): Promise<M[]>;
+  nextDue(): Promise<number | null>;
+  lease(ids: string[], until: number): Promise<void>;
+  attempted(
+    id: string,
+    status: 'SUCCESS' | 'FAILURE' | 'IN_PROGRESS',
+    attempts: number,
+    result: Record<string, unknown>,
+    next: number,
+  ): Promise<void>;
+  /** Messages nothing will ever send (their channel is gone): marked failed. */
+  orphans?(): Promise<string[]>;
+  send(m: M): Promise<SendOutcome>;
+  /** What the log says of a message that failed (never its receiver's secrets). */
+  describe(m: M): Record<string, unknown>;
+}
+
 export class Notifier {
   private inflight = new Set<string>();
   private draining: Promise<void> | null = null;
@@ -26,7 +43,8 @@ export class Notifier {
   private stopped = false;
 
   constructor(
-    private readonly store: Store,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each outbox has its own message type
+    private readonly outboxes: Outbox<any>[],
     private readonly log: Logger,
     private readonly cfg: NotifierConfig,
     private readonly now: () => number = Date.now,
@@ -57,50 +75,48 @@ export class Notifier {
   }
 
   private async drain(): Promise<void> {
-    for (const id of await this.store.alerts.orphans())
-      await this.store.alerts.attempted(id, 'FAILURE', 0, { message: 'the alert channel was deleted before this was sent' }, 0);
-    const due = (await this.store.alerts.due(this.now(), BATCH)).filter((n) => !this.inflight.has(n.id));
-    // Leased first, in one write: found again only once these attempts can no longer be under way.
-    await this.store.alerts.lease(
-      due.map((n) => n.id),
-      this.now() + this.cfg.timeoutMs + 5000,
-    );
-    for (const n of due) {
-      this.inflight.add(n.id);
-      void this.deliver(n);
+    for (const outbox of this.outboxes) {
+      for (const id of (await outbox.orphans?.()) ?? [])
+        await outbox.attempted(id, 'FAILURE', 0, { message: 'the alert channel was deleted before this was sent' }, 0);
+      const due = (await outbox.due(this.now(), BATCH)).filter((m) => !this.inflight.has(m.id));
+      // Leased first, in one write: found again only once these attempts can no longer be under way.
+      await outbox.lease(
+        due.map((m) => m.id),
+        this.now() + this.cfg.timeoutMs + 5000,
+      );
+      for (const m of due) {
+        this.inflight.add(m.id);
+        void this.deliver(outbox, m);
+      }
+      if (due.length === BATCH) this.again = true;
     }
-    if (due.length === BATCH) this.again = true;
     await this.scheduleNext();
   }
 
-  private async deliver(n: DueNotification): Promise<void> {
-    const sender = SENDERS[n.type];
+  private async deliver<M extends { id: string; attempts: number }>(outbox: Outbox<M>, m: M): Promise<void> {
     let out: SendOutcome;
     try {
-      out = sender ? await sender(n, this.cfg) : { ok: false, retry: false, message: `no sender for ${n.type} channels` };
+      out = await outbox.send(m);
     } catch (err) {
       out = { ok: false, retry: true, message: (err as Error).message };
     }
-    const attempts = n.attempts + 1;
+    const attempts = m.attempts + 1;
     const result = { status: out.status ?? null, message: out.message, attempts };
     const status = out.ok ? 'SUCCESS' : out.retry && attempts < this.cfg.attempts ? 'IN_PROGRESS' : 'FAILURE';
     try {
-      await this.store.alerts.attempted(n.id, status, attempts, result, status === 'IN_PROGRESS' ? this.now() + this.cfg.retryMs : 0);
+      await outbox.attempted(m.id, status, attempts, result, status === 'IN_PROGRESS' ? this.now() + this.cfg.retryMs : 0);
     } catch (err) {
-      this.log.error({ err, notificationId: n.id }, 'could not record a notification attempt');
+      this.log.error({ err, id: m.id }, 'could not record a delivery attempt');
     }
-    if (!out.ok)
-      this.log.warn(
-        { notificationId: n.id, channelId: n.channel_id, type: n.type, attempts, status, message: out.message },
-        'notification not delivered',
-      );
-    this.inflight.delete(n.id);
+    if (!out.ok) this.log.warn({ ...outbox.describe(m), attempts, status, message: out.message }, 'notification not delivered');
+    this.inflight.delete(m.id);
     if (status === 'IN_PROGRESS') await this.scheduleNext().catch(() => {});
   }
 
   /** One timer, at the next due attempt: nothing wakes while nothing is pending. */
   private async scheduleNext(): Promise<void> {
-    const next = await this.store.alerts.nextDue();
+    const times = (await Promise.all(this.outboxes.map((o) => o.nextDue()))).filter((t): t is number => t !== null);
+    const next = times.length ? Math.min(...times) : null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (next === null || this.stopped) return;

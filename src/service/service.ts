@@ -2,6 +2,7 @@
 
 import { AlertEngine } from './alerting.js';
 import { Notifier } from './notifier.js';
+import { alertOutbox, subscriberOutbox } from './outboxes.js';
 import { KeyRateLimit } from './rate-limit.js';
 import { randomBytes } from 'node:crypto';
 import { openStore } from './store/index.js';
@@ -66,8 +67,15 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
   const heartbeats = new HeartbeatMonitor(store, log, metrics);
   const sessions = new Sessions(store.sessions, jobs, scheduler, log, (id) => `${baseUrl}/v2/check-sessions/${id}`);
   await sessions.recover();
+  // What was stored to send (alert notifications, subscriber emails) goes out from its outbox.
+  const notifier = new Notifier(
+    [alertOutbox(store, config.notify), subscriberOutbox(store, config.notify, () => baseUrl)],
+    log,
+    config.notify,
+  );
   const deps: Deps = {
     store,
+    notifier,
     log,
     config,
     jobs,
@@ -89,7 +97,6 @@ export async function startService(config: ServiceConfig, log: Logger, opts: { b
     pingBase: () => config.pingUrl ?? `${baseUrl}/ping`,
   };
   // Alerting: FINAL results judged as they are stored; notifications sent from the outbox.
-  const notifier = new Notifier(store, log, config.notify);
   const alerts = new AlertEngine(
     store,
     log,

@@ -2,7 +2,7 @@
 // built-in agent): a service going down shows, an incident's updates show in order, maintenance
 // shows, a private page refuses an anonymous visitor and opens to a page key, a custom domain is
 // served by its Host. Screenshots of the main states go to test/screenshots/<storage>/ for a
-// person to look at.
+// person to look at. Subscribers get their emails on a local SMTP server.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright';
+import { SMTPServer } from 'smtp-server';
 import { startService, eventually, type Service } from '../helpers/procs.js';
 import { CHROMIUM_FLAGS } from '../../src/checks/pw/browser-server.js';
 
@@ -21,6 +22,19 @@ let target: http.Server;
 let targetUrl: string;
 let svc: Service;
 let browser: Browser;
+let smtp: SMTPServer;
+const mails: { to: string; subject: string; text: string }[] = [];
+
+/** A message's Subject and its text, quoted-printable undone (links survive line folding). */
+function parseMail(data: string) {
+  const [head, ...body] = data.split(/\r?\n\r?\n/);
+  const subject = /^Subject: (.*)$/m.exec(head.replace(/\r?\n\s+/g, ' '))?.[1] ?? '';
+  const text = body
+    .join('\n\n')
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+  return { subject, text };
+}
 
 beforeAll(async () => {
   target = http.createServer((_req, res) => {
@@ -29,7 +43,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/checkout`;
-  svc = await startService({}, 'start');
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, done) {
+      let data = '';
+      stream.on('data', (d) => (data += d));
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), ...parseMail(data) });
+        done();
+      });
+    },
+  });
+  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+  svc = await startService(
+    { OUTPOST_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`, OUTPOST_NOTIFY_RETRY_SECONDS: '1' },
+    'start',
+  );
   // The custom domain resolves to the service inside this browser only.
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -41,6 +71,7 @@ afterAll(async () => {
   await browser?.close();
   await svc?.stop();
   target?.close();
+  await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
 });
 
 async function runNow(checkId: string) {
@@ -95,12 +126,17 @@ describe('a public status page', () => {
         severity: 'CRITICAL',
         name: 'Checkout is down',
         description: 'Orders fail',
-        notifySubscribers: false,
+        notifySubscribers: true,
       },
     });
     expect(check.status, JSON.stringify(check.body)).toBe(201);
     const checkId = check.body.id;
     expect((await runNow(checkId)).status).toBe('PASSED');
+    const subscribed = await svc.api('POST', `/v1/status-pages/${made.body.id}/subscriptions/bulk`, {
+      subscriptions: [{ type: 'EMAIL', config: 'ops@acme.test' }],
+      autoVerify: true,
+    });
+    expect(subscribed.body).toEqual({ created: 1, skipped: 0, status: 'VERIFIED' });
 
     const page = await open(`${svc.baseUrl}/status/acme`);
     await expect(page.title()).resolves.toBe('Acme status');
@@ -147,6 +183,12 @@ describe('a public status page', () => {
     await past.getByText('Checkout is down').click();
     expect(await past.locator('.timeline li strong').allTextContents()).toEqual(['Resolved', 'Identified', 'Investigating']);
     await shot(page, 'status-resolved');
+    // The check's triggerIncident asked for subscribers to be told: of the opening and the end.
+    const told = await eventually(async () => {
+      const got = mails.filter((m) => m.to === 'ops@acme.test');
+      return got.length === 2 && got;
+    });
+    expect(told.map((m) => m.subject).sort()).toEqual(['[Acme] Checkout is down: Investigating', '[Acme] Checkout is down: Resolved']);
 
     // Nothing that identifies the check or its target reaches the page.
     const html = await page.content();
@@ -358,5 +400,84 @@ describe('custom domains and dashboards', () => {
     expect((await fetch(`${svc.baseUrl}/dashboards/shop`)).status).toBe(401);
     expect((await fetch(`${svc.baseUrl}/dashboards/shop`, { headers: { authorization: `Bearer ${svc.apiKey}` } })).status).toBe(200);
     await page.context().close();
+  });
+});
+
+describe('status-page subscribers', () => {
+  it('confirm by email, then hear of incident updates posted to notify them, and can leave', async () => {
+    const api = await service('Public API');
+    const page = await svc.api('POST', '/v1/status-pages', {
+      name: 'Notices',
+      url: 'notices',
+      cards: [{ name: 'API', services: [{ id: api }] }],
+    });
+    expect(page.status).toBe(201);
+    const subscribe = (addresses: string[], autoVerify = false) =>
+      svc.api('POST', `/v1/status-pages/${page.body.id}/subscriptions/bulk`, {
+        subscriptions: addresses.map((config) => ({ type: 'EMAIL', config })),
+        autoVerify,
+      });
+    const made = await subscribe(['Ann@Example.test', 'bob@example.test']);
+    expect(made.status).toBe(201);
+    expect(made.body).toEqual({ created: 2, skipped: 0, status: 'PENDING' });
+    expect((await subscribe(['ann@example.test'])).body).toEqual({ created: 0, skipped: 1, status: 'PENDING' });
+    expect((await subscribe(['not an address'])).status).toBe(400);
+    expect((await subscribe([])).status).toBe(400);
+
+    // Each new address is asked to confirm; Ann does, in a browser, Bob does not.
+    const confirmations = await eventually(async () => {
+      const got = mails.filter((m) => m.subject === 'Confirm your subscription to Notices');
+      return got.length === 2 && got;
+    });
+    const link = /https?:\/\/\S+\/confirm\?token=\w+/.exec(confirmations.find((m) => m.to === 'ann@example.test')!.text)![0];
+    const browserPage = await open(link);
+    // Opening the link (as a mail scanner would) changes nothing until the button is pressed.
+    const listed = async () =>
+      Object.fromEntries(
+        (await svc.api('GET', `/v1/status-pages/${page.body.id}/subscriptions`)).body.map((s: any) => [s.address, s.status]),
+      );
+    expect(await listed()).toEqual({ 'ann@example.test': 'PENDING', 'bob@example.test': 'PENDING' });
+    await browserPage.getByRole('button', { name: 'Confirm' }).click();
+    expect(await browserPage.getByRole('status').textContent()).toMatch(/^Subscribed/);
+    expect(await listed()).toEqual({ 'ann@example.test': 'VERIFIED', 'bob@example.test': 'PENDING' });
+    await browserPage.context().close();
+
+    // An update posted to notify subscribers reaches the VERIFIED ones; one posted quietly does not.
+    const before = mails.length;
+    const incident = await svc.api('POST', '/v1/status-pages/incidents', {
+      name: 'API errors',
+      severity: 'MAJOR',
+      services: [{ id: api }],
+      incidentUpdates: [{ description: 'Some requests fail', status: 'INVESTIGATING', notifySubscribers: true }],
+    });
+    expect(incident.status).toBe(201);
+    await svc.api('POST', `/v1/status-pages/incidents/${incident.body.id}/incident-updates`, {
+      description: 'Found it',
+      status: 'IDENTIFIED',
+      notifySubscribers: false,
+    });
+    await svc.api('POST', `/v1/status-pages/incidents/${incident.body.id}/incident-updates`, {
+      description: 'All requests succeed again',
+      status: 'RESOLVED',
+      notifySubscribers: true,
+    });
+    const told = await eventually(async () => mails.length - before === 2 && mails.slice(before));
+    expect(told.map((m) => [m.to, m.subject]).sort()).toEqual([
+      ['ann@example.test', '[Notices] API errors: Investigating'],
+      ['ann@example.test', '[Notices] API errors: Resolved'],
+    ]);
+    const resolved = told.find((m) => m.subject.endsWith('Resolved'))!;
+    expect(resolved.text).toContain('Resolved: All requests succeed again');
+    expect(resolved.text).toContain('Affects: Public API');
+    expect(resolved.text).toContain(`${svc.baseUrl}/status/notices`);
+
+    // The unsubscribe link's button removes the subscription.
+    const leave = /https?:\/\/\S+\/unsubscribe\?token=\w+/.exec(resolved.text)![0];
+    const leavePage = await open(leave);
+    await leavePage.getByRole('button', { name: 'Unsubscribe' }).click();
+    expect(await leavePage.getByRole('status').textContent()).toMatch(/^Unsubscribed/);
+    expect(await listed()).toEqual({ 'bob@example.test': 'PENDING' });
+    await leavePage.context().close();
+    expect((await fetch(leave)).status).toBe(404);
   });
 });

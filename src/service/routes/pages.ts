@@ -9,7 +9,7 @@ import { gzip } from 'node:zlib';
 import type { Deps } from '../deps.js';
 import { ApiError, countingFailures, errorBody, tooManyFailures } from '../errors.js';
 import type { PageKind } from '../store/page-keys.js';
-import { accessFormHtml, documentHtml, type Theme } from '../pages/html.js';
+import { accessFormHtml, documentHtml, escapeHtml, type Theme } from '../pages/html.js';
 import { renderStatusPage } from '../pages/status-page.js';
 import { renderDashboard } from '../pages/dashboard.js';
 import type { StatusPageRow } from '../store/status-pages.js';
@@ -185,6 +185,54 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       async (req, reply) => access(req, reply, await bySlug[prefix](req.params.slug)),
     );
   }
+  // A subscriber's links (from their emails): a page with a button, since mail scanners open
+  // links; the button's POST confirms or unsubscribes.
+  const subscriptionParams = {
+    type: 'object',
+    required: ['id', 'action'],
+    properties: { id: { type: 'string', maxLength: 100 }, action: { type: 'string', enum: ['confirm', 'unsubscribe'] } },
+  };
+  const token = { type: 'string', minLength: 1, maxLength: 200 };
+  const ACTIONS = {
+    confirm: { ask: 'Confirm your subscription', button: 'Confirm', done: 'Subscribed: you will get an email when an incident is posted.' },
+    unsubscribe: { ask: 'Unsubscribe', button: 'Unsubscribe', done: 'Unsubscribed: no more emails will be sent to you.' },
+  } as const;
+  const subscriptionPage = (req: FastifyRequest, reply: FastifyReply, status: number, body: string) =>
+    send(
+      req,
+      reply,
+      status,
+      documentHtml({ title: 'Status updates', heading: 'Status updates', theme: 'auto', noindex: true, body }),
+      true,
+    );
+  app.get<{ Params: { id: string; action: 'confirm' | 'unsubscribe' }; Querystring: { token: string } }>(
+    '/subscriptions/:id/:action',
+    { schema: { params: subscriptionParams, querystring: { type: 'object', required: ['token'], properties: { token } } }, config: pub },
+    async (req, reply) => {
+      const s = await deps.store.subscriptions.byToken(req.params.id, req.query.token);
+      if (!s) return subscriptionPage(req, reply, 404, '<h2>This link is not valid (any more)</h2>');
+      const a = ACTIONS[req.params.action];
+      return subscriptionPage(
+        req,
+        reply,
+        200,
+        `<h2>${a.ask}</h2><p>For ${escapeHtml(s.address)}.</p><form class="access" method="post">` +
+          `<input type="hidden" name="token" value="${escapeHtml(req.query.token)}"><button type="submit">${a.button}</button></form>`,
+      );
+    },
+  );
+  app.post<{ Params: { id: string; action: 'confirm' | 'unsubscribe' }; Body: { token: string } }>(
+    '/subscriptions/:id/:action',
+    { schema: { params: subscriptionParams, body: { type: 'object', required: ['token'], properties: { token } } }, config: pub },
+    async (req, reply) => {
+      const s = await deps.store.subscriptions.byToken(req.params.id, req.body.token);
+      if (!s) return subscriptionPage(req, reply, 404, '<h2>This link is not valid (any more)</h2>');
+      if (req.params.action === 'confirm') await deps.store.subscriptions.verify(s.id);
+      else await deps.store.subscriptions.delete(s.status_page_id, s.id);
+      return subscriptionPage(req, reply, 200, `<h2 role="status">${ACTIONS[req.params.action].done}</h2>`);
+    },
+  );
+
   app.get<{ Querystring: { theme?: Theme } }>('/', { schema: { querystring: query }, config: pub }, async (req, reply) =>
     show(req, reply, await byHost(req)),
   );

@@ -131,6 +131,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       const ids = await serviceIds(req.accountId, req.body.services);
       const first = updateFields(req.body.incidentUpdates[0]) as UpdateFields;
       const row = await store.open(req.accountId, { name: req.body.name, severity: req.body.severity, serviceIds: ids }, first);
+      if (first.notifySubscribers) deps.notifier.wake();
       return reply.code(201).send(await show(req.accountId, row));
     },
   );
@@ -171,7 +172,9 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     { schema: { params, body: { ...updateItem, required: ['description', 'status'] } } },
     async (req) => {
       const incident = await incidentOf(req.accountId, req.params.incidentId);
-      return updateView(await store.addUpdate(incident.id, updateFields(req.body) as UpdateFields));
+      const row = await store.addUpdate(incident.id, updateFields(req.body) as UpdateFields);
+      if (row.notify_subscribers) deps.notifier.wake();
+      return updateView(row);
     },
   );
   app.put<{ Params: { incidentId: string; updateId: string }; Body: Partial<UpdateBody> }>(

@@ -10,6 +10,7 @@ import type { Card, StatusPageConfig, StatusPageRow } from '../store/status-page
 import { serviceView } from './status-page-services.js';
 import { pageKeyRoutes, pageKeyView } from './page-keys.js';
 import type { ServiceRow } from '../store/status-page-services.js';
+import type { SubscriptionRow } from '../store/subscriptions.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const color = { type: 'string', pattern: '^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$' };
@@ -56,6 +57,21 @@ const params = {
   type: 'object',
   required: ['statusPageId'],
   properties: { statusPageId: { type: 'string', minLength: 1, maxLength: 100 } },
+};
+// An address as HTML forms check one: something@host, no spaces, within the SMTP limits.
+const email = { type: 'string', maxLength: 254, pattern: '^\\s*[^\\s@]{1,64}@[^\\s@]+\\.[^\\s@]+\\s*$' };
+const bulkBody = {
+  type: 'object',
+  required: ['subscriptions'],
+  properties: {
+    subscriptions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'object', required: ['type', 'config'], properties: { type: { type: 'string', enum: ['EMAIL'] }, config: email } },
+    },
+    autoVerify: { type: 'boolean', default: false },
+  },
 };
 const listQuery = {
   type: 'object',
@@ -165,6 +181,58 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
     await deps.store.pageKeys.deleteAll('status-page', req.params.statusPageId);
     return reply.code(204).send();
   });
+
+  // Subscribers: email addresses told of incident updates posted with notifySubscribers.
+  const subscriptionView = (s: SubscriptionRow) => ({
+    id: s.id,
+    type: s.type,
+    address: s.address,
+    status: s.status,
+    created_at: s.created_at.toISOString(),
+    updated_at: (s.updated_at ?? s.created_at).toISOString(),
+  });
+  app.get<{ Params: { statusPageId: string } }>('/v1/status-pages/:statusPageId/subscriptions', { schema: { params } }, async (req) => {
+    const page = await pageOf(req.accountId, req.params.statusPageId);
+    return (await deps.store.subscriptions.list(page.id)).map(subscriptionView);
+  });
+  app.post<{ Params: { statusPageId: string }; Body: { subscriptions: { type: 'EMAIL'; config: string }[]; autoVerify: boolean } }>(
+    '/v1/status-pages/:statusPageId/subscriptions/bulk',
+    { schema: { params, body: bulkBody } },
+    async (req, reply) => {
+      const page = await pageOf(req.accountId, req.params.statusPageId);
+      const addresses = [...new Set(req.body.subscriptions.map((s) => s.config.trim().toLowerCase()))];
+      const { created, skipped } = await deps.store.subscriptions.subscribe(
+        req.accountId,
+        { id: page.id, name: page.config.name },
+        addresses,
+        req.body.autoVerify,
+      );
+      if (created.length && !req.body.autoVerify) deps.notifier.wake();
+      return reply.code(201).send({
+        created: created.length,
+        skipped: skipped.length + req.body.subscriptions.length - addresses.length,
+        status: req.body.autoVerify ? 'VERIFIED' : 'PENDING',
+      });
+    },
+  );
+  app.delete<{ Params: { statusPageId: string; subscriptionId: string } }>(
+    '/v1/status-pages/:statusPageId/subscriptions/:subscriptionId',
+    {
+      schema: {
+        params: {
+          ...params,
+          required: ['statusPageId', 'subscriptionId'],
+          properties: { ...params.properties, subscriptionId: { type: 'string', maxLength: 100 } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const page = await pageOf(req.accountId, req.params.statusPageId);
+      if (!(await deps.store.subscriptions.delete(page.id, req.params.subscriptionId)))
+        throw notFound('Subscription', req.params.subscriptionId);
+      return reply.code(204).send();
+    },
+  );
 
   pageKeyRoutes(app, deps, {
     kind: 'status-page',

@@ -21,6 +21,7 @@ import { PrivateLocationRepository } from './private-locations.js';
 import { ResultRepository } from './results.js';
 import { SessionRepository } from './sessions.js';
 import { SnippetRepository } from './snippets.js';
+import { SubscriptionRepository } from './subscriptions.js';
 import { StatusRepository } from './statuses.js';
 import { TriggerRepository } from './triggers.js';
 import { VariableRepository } from './variables.js';
@@ -46,6 +47,7 @@ export class Repositories {
   readonly sessions: SessionRepository;
   readonly snippets: SnippetRepository;
   readonly statuses: StatusRepository;
+  readonly subscriptions: SubscriptionRepository;
   readonly triggers: TriggerRepository;
   readonly variables: VariableRepository;
 
@@ -70,6 +72,7 @@ export class Repositories {
     this.sessions = new SessionRepository(sql);
     this.snippets = new SnippetRepository(sql);
     this.statuses = new StatusRepository(sql);
+    this.subscriptions = new SubscriptionRepository(sql);
     this.triggers = new TriggerRepository(sql);
     this.variables = new VariableRepository(sql);
   }

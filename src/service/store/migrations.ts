@@ -382,6 +382,33 @@ CREATE TABLE page_keys (
 );
 CREATE INDEX page_keys_page ON page_keys (page_kind, page_id)
 `,
+  // 13: status-page subscribers, and the emails to them: an outbox like alert notifications',
+  // written with the incident update that causes them and marked once the mail server took them.
+  `
+CREATE TABLE status_page_subscriptions (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  status_page_id text NOT NULL REFERENCES status_pages(id) ON DELETE CASCADE,
+  type text NOT NULL,
+  address text NOT NULL,
+  status text NOT NULL,
+  token text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz,
+  UNIQUE (status_page_id, address)
+);
+CREATE TABLE subscriber_emails (
+  id text PRIMARY KEY,
+  subscription_id text NOT NULL REFERENCES status_page_subscriptions(id) ON DELETE CASCADE,
+  message jsonb NOT NULL,
+  status text NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at double precision NOT NULL,
+  result jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX subscriber_emails_due ON subscriber_emails (next_attempt_at) WHERE status = 'IN_PROGRESS'
+`,
 ];
 
 /**

@@ -2,6 +2,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { inList, type Sql } from './db.js';
+import { SubscriptionRepository } from './subscriptions.js';
+import type { StatusPageConfig } from './status-pages.js';
 
 export interface ServiceIncidentRow {
   id: string;
@@ -102,7 +104,44 @@ export class ServiceIncidentRepository {
     );
   }
 
+  /** Adds an update; with notifySubscribers, the emails to the subscribers of its pages go with it. */
   async addUpdate(incidentId: string, u: UpdateFields): Promise<ServiceIncidentUpdateRow> {
+    if (!u.notifySubscribers) return this.insertUpdate(incidentId, u);
+    return this.db.tx(async (q) => {
+      const row = await new ServiceIncidentRepository(q).insertUpdate(incidentId, u);
+      await new ServiceIncidentRepository(q).announce(incidentId, row);
+      return row;
+    });
+  }
+
+  /** Queues the update's email to the VERIFIED subscribers of every page showing one of its services. */
+  private async announce(incidentId: string, u: ServiceIncidentUpdateRow): Promise<void> {
+    const [incident] = await this.db.query<ServiceIncidentRow>('SELECT * FROM service_incidents WHERE id = $1', [incidentId]);
+    if (!incident) return;
+    const pages = (
+      await this.db.query<{ id: string; url: string; config: StatusPageConfig }>(
+        'SELECT id, url, config FROM status_pages WHERE account_id = $1',
+        [incident.account_id],
+      )
+    ).filter((p) => p.config.cards.some((c) => c.serviceIds.some((id) => incident.service_ids.includes(id))));
+    if (!pages.length) return;
+    const services = await this.db.query<{ id: string; name: string }>(
+      `SELECT id, name FROM status_page_services WHERE id ${inList(this.db, '$1')} ORDER BY name`,
+      [incident.service_ids],
+    );
+    await new SubscriptionRepository(this.db).announce(
+      pages.map((p) => ({ id: p.id, name: p.config.name, url: p.url })),
+      {
+        incident: incident.name,
+        severity: incident.severity,
+        status: u.status,
+        description: u.description,
+        services: services.map((s) => s.name),
+      },
+    );
+  }
+
+  private async insertUpdate(incidentId: string, u: UpdateFields): Promise<ServiceIncidentUpdateRow> {
     const now = new Date();
     const [row] = await this.db.query<ServiceIncidentUpdateRow>(
       `INSERT INTO service_incident_updates (id, incident_id, status, description, public_incident_update_date, notify_subscribers, created_at)
