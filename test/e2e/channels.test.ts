@@ -5,8 +5,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
-import { startService, eventually, type Service } from '../helpers/procs.js';
+import { mailbox } from '../helpers/smtp.js';
+import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
 
 interface Hit {
   method: string;
@@ -17,9 +17,8 @@ interface Hit {
 
 let svc: Service;
 let provider: http.Server;
-let smtp: SMTPServer;
+let smtp: Awaited<ReturnType<typeof mailbox>>;
 const hits: Hit[] = [];
-const mails: { to: string; data: string }[] = [];
 let healthy = true;
 let target: http.Server;
 let targetUrl: string;
@@ -36,26 +35,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, done) {
-      let data = '';
-      stream.on('data', (d) => (data += d));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), data });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await mailbox();
   target = http.createServer((_req, res) => res.writeHead(healthy ? 200 : 500).end());
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
   svc = await startService(
     {
-      OUTPOST_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      OUTPOST_SMTP_URL: smtp.url,
       OUTPOST_SMTP_FROM: 'alerts@outpost.test',
       OUTPOST_PAGERDUTY_URL: `${base}/pagerduty/v2/enqueue`,
       OUTPOST_OPSGENIE_URL: `${base}/opsgenie`,
@@ -68,7 +54,7 @@ afterAll(async () => {
   await svc?.stop();
   provider?.close();
   target?.close();
-  await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
+  await smtp?.close();
 });
 
 /** The Subject header, its MIME encoded-word (=?UTF-8?Q?…?=) decoded. */
@@ -88,10 +74,7 @@ async function channel(body: Record<string, unknown>) {
   return res.body.id as number;
 }
 
-async function runNow(checkId: string) {
-  const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
-  await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
-}
+const runNow = (checkId: string) => runNowOn(svc, checkId);
 
 describe('channels', () => {
   it('email, Slack, PagerDuty and Opsgenie receive the failure and the recovery; SMS says it has no provider', async () => {
@@ -114,7 +97,7 @@ describe('channels', () => {
 
     healthy = false;
     await runNow(checkId);
-    const mail = await eventually(async () => mails[0]);
+    const mail = await eventually(async () => smtp.mails[0]);
     expect(mail.to).toBe('oncall@example.test');
     expect(subjectOf(mail.data)).toBe('Check "checkout" has failed');
     expect(mail.data).toMatch(/From: alerts@outpost\.test/);
@@ -145,9 +128,9 @@ describe('channels', () => {
 
     healthy = true;
     await runNow(checkId);
-    await eventually(async () => byPath('/pagerduty').length > 1 && byPath('/opsgenie').length > 1 && mails.length > 1);
+    await eventually(async () => byPath('/pagerduty').length > 1 && byPath('/opsgenie').length > 1 && smtp.mails.length > 1);
     expect(byPath('/pagerduty')[1]!.body).toMatchObject({ event_action: 'resolve', dedup_key: checkId });
     expect(byPath('/opsgenie')[1]!.path).toBe(`/opsgenie/v2/alerts/${checkId}/close?identifierType=alias`);
-    expect(subjectOf(mails[1]!.data)).toBe('Check "checkout" has recovered');
+    expect(subjectOf(smtp.mails[1]!.data)).toBe('Check "checkout" has recovered');
   });
 });

@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startService, eventually, type Service } from '../helpers/procs.js';
+import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
 import { expectError } from '../helpers/api-error.js';
 
 interface Seen {
@@ -47,10 +47,7 @@ afterAll(async () => {
 });
 
 /** Runs a check now and answers its session once final. */
-async function runNow(checkId: string) {
-  const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
-  return (await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`)).body;
-}
+const runNow = (checkId: string) => runNowOn(svc, checkId);
 
 const apiCheck = async (extra: Record<string, unknown>) => {
   const res = await svc.api('POST', '/v1/checks/api', {

@@ -4,7 +4,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startService, eventually, type Service } from '../helpers/procs.js';
+import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
 import { expectError } from '../helpers/api-error.js';
 
 let svc: Service;
@@ -146,11 +146,7 @@ describe('maintenance windows', () => {
     const quiet = await urlCheck({ name: 'quiet', tags: ['quiet'], ...subscribed });
     const loud = await urlCheck({ name: 'loud', ...subscribed });
     const win = (await windowNow({ silenceAlertsTags: ['quiet'] })).body;
-    const runNow = async (id: string) => {
-      const t = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [id] } });
-      const done = await svc.api('GET', `/v2/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
-      expect(done.body.status).toBe('FAILED');
-    };
+    const runNow = async (id: string) => expect((await runNowOn(svc, id)).status).toBe('FAILED');
     healthy = false;
     await runNow(quiet);
     await runNow(loud);

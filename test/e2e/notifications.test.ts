@@ -6,7 +6,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { startService, eventually, type Service } from '../helpers/procs.js';
+import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
 import { closedPort } from '../helpers/servers.js';
 import { httpsServer } from '../helpers/http-servers.js';
 
@@ -76,13 +76,7 @@ const twoFailedRuns = {
 };
 
 /** Runs the check now and waits for its result. */
-async function runNow(checkId: string) {
-  const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
-  expect(trig.status).toBe(201);
-  const done = await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
-  expect(done.status).toBe(200);
-  return done.body;
-}
+const runNow = (checkId: string) => runNowOn(svc, checkId);
 
 describe('webhook notifications', () => {
   it('tell of a failure and of the recovery, signed and with a notification id', async () => {

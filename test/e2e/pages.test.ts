@@ -10,8 +10,8 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright';
-import { SMTPServer } from 'smtp-server';
-import { startService, eventually, type Service } from '../helpers/procs.js';
+import { mailbox, type Mail } from '../helpers/smtp.js';
+import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
 import { CHROMIUM_FLAGS } from '../../src/checks/pw/browser-server.js';
 
 const SHOTS = path.join(import.meta.dirname, '..', 'screenshots', process.env.OUTPOST_TEST_STORAGE ?? 'embedded');
@@ -22,19 +22,8 @@ let target: http.Server;
 let targetUrl: string;
 let svc: Service;
 let browser: Browser;
-let smtp: SMTPServer;
-const mails: { to: string; subject: string; text: string }[] = [];
-
-/** A message's Subject and its text, quoted-printable undone (links survive line folding). */
-function parseMail(data: string) {
-  const [head, ...body] = data.split(/\r?\n\r?\n/);
-  const subject = /^Subject: (.*)$/m.exec(head.replace(/\r?\n\s+/g, ' '))?.[1] ?? '';
-  const text = body
-    .join('\n\n')
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
-  return { subject, text };
-}
+let smtp: Awaited<ReturnType<typeof mailbox>>;
+let mails: Mail[];
 
 beforeAll(async () => {
   target = http.createServer((_req, res) => {
@@ -43,23 +32,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/checkout`;
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, done) {
-      let data = '';
-      stream.on('data', (d) => (data += d));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), ...parseMail(data) });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-  svc = await startService(
-    { OUTPOST_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`, OUTPOST_NOTIFY_RETRY_SECONDS: '1' },
-    'start',
-  );
+  smtp = await mailbox();
+  mails = smtp.mails;
+  svc = await startService({ OUTPOST_SMTP_URL: smtp.url, OUTPOST_NOTIFY_RETRY_SECONDS: '1' }, 'start');
   // The custom domain resolves to the service inside this browser only.
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -71,16 +46,10 @@ afterAll(async () => {
   await browser?.close();
   await svc?.stop();
   target?.close();
-  await new Promise<void>((r) => (smtp ? smtp.close(() => r()) : r()));
+  await smtp?.close();
 });
 
-async function runNow(checkId: string) {
-  const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
-  expect(trig.status).toBe(201);
-  const done = await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
-  expect(done.status).toBe(200);
-  return done.body;
-}
+const runNow = (checkId: string) => runNowOn(svc, checkId);
 
 async function service(name: string): Promise<string> {
   const res = await svc.api('POST', '/v1/status-pages/services', { name });

@@ -188,3 +188,12 @@ export async function createPrivateLocation(svc: Service, slugName = `pl-${rando
   if (res.status !== 201) throw new Error(`create private location: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id as string, slugName, key: res.body.keys[0].rawKey as string, keyId: res.body.keys[0].id as string };
 }
+
+/** Runs a check now through a check session and returns the session once it is complete. */
+export async function runNow(svc: Service, checkId: string) {
+  const trig = await svc.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [checkId] } });
+  if (trig.status !== 201) throw new Error(`trigger ${checkId}: ${trig.status} ${JSON.stringify(trig.body)}`);
+  const done = await svc.api('GET', `/v2/check-sessions/${trig.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+  if (done.status !== 200) throw new Error(`session of ${checkId}: ${done.status} ${JSON.stringify(done.body)}`);
+  return done.body;
+}
