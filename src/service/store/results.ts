@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newResultId } from '../secrets.js';
 import { columns, inList, type Sql } from './db.js';
 import type { Job, RunResult } from '../../domain/run.js';
 
@@ -93,7 +93,7 @@ function foldStatuses(batch: Delivered[]) {
 }
 
 const resultRow = (d: Delivered) => [
-  d.id ?? randomUUID(),
+  d.id ?? newResultId(),
   d.result.jobId,
   d.accountId,
   d.job.checkId,
