@@ -1,5 +1,6 @@
 import client from 'prom-client';
 import { collectProcessMetrics } from '../process-metrics.js';
+import { RecentQuantiles } from './recent-quantiles.js';
 
 export function serviceMetrics() {
   const registry = new client.Registry();
@@ -41,14 +42,20 @@ export function serviceMetrics() {
 }
 export type ServiceMetrics = ReturnType<typeof serviceMetrics>;
 
-/** Exact quantiles of the last minute (p50, p90, p99), for operators and the benchmark. */
+const PERCENTILES = [0.5, 0.9, 0.99];
+
+/** Quantiles of the last minute (p50, p90, p99), for operators and the benchmark. */
 function lastMinute(registry: client.Registry, name: string, help: string) {
-  return new client.Summary({
+  const recent = new RecentQuantiles();
+  new client.Gauge({
     name,
     help: `${help}, over the last minute`,
-    percentiles: [0.5, 0.9, 0.99],
-    maxAgeSeconds: 60,
-    ageBuckets: 6,
+    labelNames: ['quantile'],
     registers: [registry],
+    collect() {
+      const values = recent.quantiles(PERCENTILES);
+      PERCENTILES.forEach((q, i) => this.set({ quantile: String(q) }, values[i]));
+    },
   });
+  return recent;
 }

@@ -60,7 +60,9 @@ const results = {
       hasErrors: { type: 'boolean' },
       isDegraded: { type: 'boolean', default: false },
       overMaxResponseTime: { type: 'boolean', default: false },
-      error: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
+      // A type list, not anyOf: every passing run's null would otherwise build a validation
+      // error for the string branch first (a few per cent of ingest's CPU).
+      error: { type: ['string', 'null'], default: null },
       detail: { type: 'object', default: {} },
     },
   },
