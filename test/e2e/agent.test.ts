@@ -149,7 +149,7 @@ describe('agent and service, end to end', () => {
     await agent.proc.waitLog((l) => l.msg === 'could not deliver results; keeping them on disk');
     await svc.restart();
     const r = await eventually(async () =>
-      (await results(svc, checkId)).find((x) => started.jobId.startsWith(`${checkId}:${x.checkRunId}:`)),
+      (await results(svc, checkId)).find((x) => started.jobId.startsWith(`${x.checkRunId}:${checkId}:`)),
     );
     expect(r.hasFailures).toBe(false);
     await agent.proc.waitLog((l) => l.msg === 'spooled results delivered');
@@ -169,7 +169,7 @@ describe('agent and service, end to end', () => {
     await second.proc.waitLog((l) => l.msg === 'job started' && l.jobId === started.jobId, 15_000);
     await svc.proc.waitLog((l) => l.msg?.startsWith('lease expired') && l.jobId === started.jobId);
     const r = await eventually(async () =>
-      (await results(svc, checkId)).find((x) => started.jobId === `${checkId}:${x.checkRunId}:${x.runLocation}`),
+      (await results(svc, checkId)).find((x) => started.jobId === `${x.checkRunId}:${checkId}:${x.runLocation}`),
     );
     expect(r.hasFailures).toBe(false);
   });
@@ -186,7 +186,7 @@ describe('agent and service, end to end', () => {
     const next = await startAgent(svc, pl.key, { OUTPOST_SPOOL_DIR: agent.spoolDir });
     cleanup.push(() => next.proc.kill('SIGKILL'));
     await next.proc.waitLog((l) => l.msg === 'spooled results delivered');
-    const mine = (await results(svc, checkId)).filter((x) => started.jobId === `${checkId}:${x.checkRunId}:${x.runLocation}`);
+    const mine = (await results(svc, checkId)).filter((x) => started.jobId === `${x.checkRunId}:${checkId}:${x.runLocation}`);
     expect(mine).toHaveLength(1);
     expect(mine[0].hasFailures).toBe(false);
   });
@@ -307,7 +307,7 @@ describe('agent and service, end to end', () => {
     const agent = await startAgent(svc, pl.key);
     cleanup.push(() => agent.proc.kill('SIGKILL'));
     const first = await agent.proc.waitLog((l) => l.msg === 'job started' && l.checkId === checkId, 20_000);
-    expect(Number(first.jobId.split(':')[1])).toBeGreaterThan(line.time - 1000);
+    expect(Number(first.jobId.split(':')[0])).toBeGreaterThan(line.time - 1000);
   });
 
   it('counts jobs by type and outcome on /metrics', async () => {

@@ -89,7 +89,7 @@ describe('durability', () => {
     for (const checkId of new Set(jobs.map((j) => j.checkId))) {
       const res = await svc.api('GET', `/v1/check-results/${checkId}?limit=100&resultType=ALL`);
       expect(res.status).toBe(200);
-      for (const r of res.body) stored.set(`${checkId}:${r.checkRunId}:${r.runLocation}`, r);
+      for (const r of res.body) stored.set(`${r.checkRunId}:${checkId}:${r.runLocation}`, r);
     }
     for (const jobId of acknowledged) {
       const i = jobs.findIndex((j) => j.id === jobId);

@@ -42,12 +42,12 @@ describe('scheduler', () => {
     fx.clock.set(due);
     const east = await awaitJobs(fx.queue, ['dc:us-east-1']);
     const west = await awaitJobs(fx.queue, ['dc:eu-west-1']);
-    expect(east).toMatchObject([{ id: `c1:${due}:us-east-1`, dueAt: due, checkType: 'TCP' }]);
-    expect(west).toMatchObject([{ id: `c1:${due}:eu-west-1`, dueAt: due }]);
+    expect(east).toMatchObject([{ id: `${due}:c1:us-east-1`, dueAt: due, checkType: 'TCP' }]);
+    expect(west).toMatchObject([{ id: `${due}:c1:eu-west-1`, dueAt: due }]);
     await s.stop();
     const [stored] = await fx.store.jobs.scheduledChecks();
     expect(stored.next_due_at).toBe(due + period);
-    expect((await fx.store.jobs.load()).map((j) => j.job_id).sort()).toEqual([`c1:${due}:eu-west-1`, `c1:${due}:us-east-1`]);
+    expect((await fx.store.jobs.load()).map((j) => j.job_id).sort()).toEqual([`${due}:c1:eu-west-1`, `${due}:c1:us-east-1`]);
   });
 
   it('hands a run out at the tick before it is due, so an agent can start it on time', async () => {
@@ -92,7 +92,7 @@ describe('scheduler', () => {
     const s = scheduler();
     await s.start();
     const latest = lastDue(fx.clock.now(), period, 0);
-    expect(await awaitJobs(fx.queue, ['dc:us-east-1'])).toMatchObject([{ id: `c1:${latest}:us-east-1` }]);
+    expect(await awaitJobs(fx.queue, ['dc:us-east-1'])).toMatchObject([{ id: `${latest}:c1:us-east-1` }]);
     expect(await counter(fx.metrics, 'outpost_runs_dropped_total', { reason: 'service_down' })).toBe(3);
   });
 
