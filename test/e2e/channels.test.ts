@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mailbox } from '../helpers/smtp.js';
 import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
+import { switchableTarget, type SwitchableTarget } from '../helpers/http-servers.js';
 
 interface Hit {
   method: string;
@@ -19,8 +20,7 @@ let svc: Service;
 let provider: http.Server;
 let smtp: Awaited<ReturnType<typeof mailbox>>;
 const hits: Hit[] = [];
-let healthy = true;
-let target: http.Server;
+let target: SwitchableTarget;
 let targetUrl: string;
 
 beforeAll(async () => {
@@ -36,9 +36,8 @@ beforeAll(async () => {
   await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
   smtp = await mailbox();
-  target = http.createServer((_req, res) => res.writeHead(healthy ? 200 : 500).end());
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
+  target = await switchableTarget(500);
+  targetUrl = target.url;
   svc = await startService(
     {
       OUTPOST_SMTP_URL: smtp.url,
@@ -53,7 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.stop();
   provider?.close();
-  target?.close();
+  await target?.close();
   await smtp?.close();
 });
 
@@ -95,7 +94,7 @@ describe('channels', () => {
     });
     const checkId = made.body.id;
 
-    healthy = false;
+    target.healthy = false;
     await runNow(checkId);
     const mail = await eventually(async () => smtp.mails[0]);
     expect(mail.to).toBe('oncall@example.test');
@@ -126,7 +125,7 @@ describe('channels', () => {
     expect(all).not.toContain('og-api-key-0001');
     expect(all).not.toContain('pd-routing-key-0001');
 
-    healthy = true;
+    target.healthy = true;
     await runNow(checkId);
     await eventually(async () => byPath('/pagerduty').length > 1 && byPath('/opsgenie').length > 1 && smtp.mails.length > 1);
     expect(byPath('/pagerduty')[1]!.body).toMatchObject({ event_action: 'resolve', dedup_key: checkId });

@@ -2,27 +2,19 @@
 // their tags or their group's, and alerts silenced inside a window and not told after it.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
+import { switchableTarget, type SwitchableTarget } from '../helpers/http-servers.js';
 import { expectError } from '../helpers/api-error.js';
 
 let svc: Service;
-let target: http.Server;
-let base: string;
-let healthy = true;
+let target: SwitchableTarget;
 beforeAll(async () => {
-  target = http.createServer((_req, res) => {
-    res.writeHead(healthy ? 200 : 503);
-    res.end();
-  });
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  target = await switchableTarget();
   svc = await startService({}, 'start');
 });
 afterAll(async () => {
   await svc?.stop();
-  target?.close();
+  await target?.close();
 });
 
 const hour = 3600_000;
@@ -43,7 +35,7 @@ async function urlCheck(extra: Record<string, unknown>) {
     frequency: 0,
     frequencyOffset: 10,
     doubleCheck: false,
-    request: { url: `${base}/` },
+    request: { url: target.url },
     ...extra,
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -147,7 +139,7 @@ describe('maintenance windows', () => {
     const loud = await urlCheck({ name: 'loud', ...subscribed });
     const win = (await windowNow({ silenceAlertsTags: ['quiet'] })).body;
     const runNow = async (id: string) => expect((await runNowOn(svc, id)).status).toBe('FAILED');
-    healthy = false;
+    target.healthy = false;
     await runNow(quiet);
     await runNow(loud);
     const notified = async () =>
@@ -160,7 +152,7 @@ describe('maintenance windows', () => {
     expect((await svc.api('DELETE', `/v1/maintenance-windows/${win.id}`)).status).toBe(204);
     await runNow(quiet);
     expect(await notified()).toEqual([loud]);
-    healthy = true;
+    target.healthy = true;
     for (const id of [quiet, loud]) await svc.api('DELETE', `/v1/checks/${id}`);
   });
 });

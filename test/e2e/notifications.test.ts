@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
 import { closedPort } from '../helpers/servers.js';
-import { httpsServer } from '../helpers/http-servers.js';
+import { httpsServer, switchableTarget, type SwitchableTarget } from '../helpers/http-servers.js';
 
 interface Received {
   path: string;
@@ -36,22 +36,17 @@ async function receiver(port = 0) {
 }
 
 /** The check's target: answers 200 or 503 as the test says. */
-let healthy = true;
-let target: http.Server;
+let target: SwitchableTarget;
 let targetUrl: string;
 let svc: Service;
 beforeAll(async () => {
-  target = http.createServer((_req, res) => {
-    res.writeHead(healthy ? 200 : 503);
-    res.end(healthy ? 'up' : 'down');
-  });
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
+  target = await switchableTarget();
+  targetUrl = target.url;
   svc = await startService({ OUTPOST_NOTIFY_RETRY_SECONDS: '1' }, 'start');
 });
 afterAll(async () => {
   await svc?.stop();
-  target?.close();
+  await target?.close();
 });
 
 async function urlCheck(channelId: number, extra: Record<string, unknown> = {}) {
@@ -102,7 +97,7 @@ describe('webhook notifications', () => {
     expect(broken.status).toBe(400);
     expect(broken.body.message).toMatch(/config\.template is not a Handlebars template Outpost can read/);
 
-    healthy = false;
+    target.healthy = false;
     expect((await runNow(checkId)).status).toBe('FAILED');
     const failure = await eventually(async () => hook.got[0]);
     expect(failure.path).toBe(`/alerts/${checkId}`);
@@ -118,7 +113,7 @@ describe('webhook notifications', () => {
 
     // Still failing: told once, not again.
     await runNow(checkId);
-    healthy = true;
+    target.healthy = true;
     await runNow(checkId);
     const recovery = await eventually(async () => hook.got[1]);
     expect(JSON.parse(recovery.body)).toMatchObject({ type: 'ALERT_RECOVERY', title: 'Check &quot;shop home&quot; has recovered' });
@@ -149,12 +144,12 @@ describe('webhook notifications', () => {
       useGlobalAlertSettings: false,
       alertSettings: twoFailedRuns,
     });
-    healthy = false;
+    target.healthy = false;
     await runNow(checkId);
     // Decided with the result: after one failed run there is nothing to send.
     expect((await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.id}`)).body).toEqual([]);
     await runNow(checkId);
-    healthy = true;
+    target.healthy = true;
     const told = await eventually(async () => hook.got[0]);
     expect(JSON.parse(told.body)).toMatchObject({ ALERT_TYPE: 'ALERT_FAILURE', CHECK_ID: checkId });
     expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body.map((a: any) => a.alertType)).toEqual(['ALERT_FAILURE']);
@@ -174,7 +169,7 @@ describe('webhook notifications', () => {
       useGlobalAlertSettings: false,
       alertSettings: twoFailedRuns,
     });
-    healthy = false;
+    target.healthy = false;
     const first = await runNow(checkId);
     expect(first.results.map((r: any) => [r.runLocation, r.hasFailures]).sort()).toEqual([
       ['eu-west-1', true],
@@ -183,7 +178,7 @@ describe('webhook notifications', () => {
     // Two failed locations, one failed run: below the threshold of two runs.
     expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body).toEqual([]);
     await runNow(checkId);
-    healthy = true;
+    target.healthy = true;
     expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body.map((a: any) => a.alertType)).toEqual(['ALERT_FAILURE']);
     await svc.api('DELETE', `/v1/checks/${checkId}`);
   });
@@ -211,7 +206,7 @@ describe('webhook notifications', () => {
       (await svc.api('GET', '/v1/status-pages/incidents?limit=100')).body.entries.filter((i: any) =>
         i.services.some((s: any) => s.id === service.id),
       );
-    healthy = false;
+    target.healthy = false;
     await runNow(checkId);
     // One failed run is below the threshold: no alert, so no incident.
     expect(await incidentsOf()).toEqual([]);
@@ -221,7 +216,7 @@ describe('webhook notifications', () => {
     expect(opened.incidentUpdates[0]).toMatchObject({ description: 'Checkout fails', status: 'INVESTIGATING' });
     await runNow(checkId);
     expect(await incidentsOf()).toHaveLength(1);
-    healthy = true;
+    target.healthy = true;
     await runNow(checkId);
     const [closed] = await incidentsOf();
     expect(closed.id).toBe(opened.id);
@@ -296,9 +291,9 @@ describe('webhook notifications', () => {
     const channel = (await svc.api('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'm', url: hook.url, method: 'POST' } }))
       .body;
     const checkId = await urlCheck(channel.id, { muted: true });
-    healthy = false;
+    target.healthy = false;
     await runNow(checkId);
-    healthy = true;
+    target.healthy = true;
     // Written with the result: by the time the session is done, there is nothing to wait for.
     expect((await svc.api('GET', `/v1/check-alerts/${checkId}`)).body.map((a: any) => a.alertType)).toEqual(['ALERT_FAILURE']);
     expect((await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.id}`)).body).toEqual([]);
@@ -323,9 +318,9 @@ describe('the notification outbox', () => {
       })
     ).body;
     const checkId = await urlCheck(channel.id);
-    healthy = false;
+    target.healthy = false;
     await runNow(checkId);
-    healthy = true;
+    target.healthy = true;
     // The receiver is down: the notification waits in the outbox, attempted and not delivered.
     await eventually(async () => {
       const [n] = (await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.id}`)).body;

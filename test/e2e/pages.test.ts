@@ -6,19 +6,17 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright';
 import { mailbox, type Mail } from '../helpers/smtp.js';
 import { startService, eventually, runNow as runNowOn, type Service } from '../helpers/procs.js';
+import { switchableTarget, type SwitchableTarget } from '../helpers/http-servers.js';
 import { CHROMIUM_FLAGS } from '../../src/checks/pw/browser-server.js';
 
 const SHOTS = path.join(import.meta.dirname, '..', 'screenshots', process.env.OUTPOST_TEST_STORAGE ?? 'embedded');
 const DOMAIN = 'status.acme.test';
 
-let healthy = true;
-let target: http.Server;
+let target: SwitchableTarget;
 let targetUrl: string;
 let svc: Service;
 let browser: Browser;
@@ -26,12 +24,8 @@ let smtp: Awaited<ReturnType<typeof mailbox>>;
 let mails: Mail[];
 
 beforeAll(async () => {
-  target = http.createServer((_req, res) => {
-    res.writeHead(healthy ? 200 : 503);
-    res.end(healthy ? 'up' : 'down');
-  });
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/checkout`;
+  target = await switchableTarget();
+  targetUrl = `${target.url}checkout`;
   smtp = await mailbox();
   mails = smtp.mails;
   svc = await startService({ OUTPOST_SMTP_URL: smtp.url, OUTPOST_NOTIFY_RETRY_SECONDS: '1' }, 'start');
@@ -45,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await svc?.stop();
-  target?.close();
+  await target?.close();
   await smtp?.close();
 });
 
@@ -117,7 +111,7 @@ describe('a public status page', () => {
     expect(await serviceRow(page, 'Checkout').getByRole('img').getAttribute('aria-label')).toBe('Uptime over the last 90 days: 100.00%');
     await shot(page, 'status-operational');
 
-    healthy = false;
+    target.healthy = false;
     expect((await runNow(checkId)).status).toBe('FAILED');
     await eventually(async () => (await svc.api('GET', '/v1/status-pages/incidents')).body.entries.length > 0);
     await page.reload();
@@ -142,7 +136,7 @@ describe('a public status page', () => {
     expect(await openIncidents.locator('.timeline li strong').allTextContents()).toEqual(['Identified', 'Investigating']);
     await shot(page, 'status-outage');
 
-    healthy = true;
+    target.healthy = true;
     expect((await runNow(checkId)).status).toBe('PASSED');
     await eventually(async () => (await svc.api('GET', `/v1/status-pages/incidents/${incident.id}`)).body.lastUpdateStatus === 'RESOLVED');
     await page.reload();
@@ -309,7 +303,7 @@ describe('custom domains and dashboards', () => {
   });
 
   it('show the checks a dashboard selects, with their state and incidents, and nothing of their targets', async () => {
-    healthy = false;
+    target.healthy = false;
     const failing = await svc.api('POST', '/v1/checks/url', {
       name: 'cart api',
       frequency: 1440,
@@ -325,7 +319,7 @@ describe('custom domains and dashboards', () => {
     });
     expect([failing.status, other.status]).toEqual([201, 201]);
     await runNow(failing.body.id);
-    healthy = true;
+    target.healthy = true;
     const dashboard = await svc.api('POST', '/v1/dashboards', {
       header: 'Shop checks',
       customUrl: 'shop',

@@ -115,3 +115,22 @@ function closeAll(server: http.Server): Promise<void> {
     server.close(() => r());
   });
 }
+
+export interface SwitchableTarget {
+  url: string;
+  /** While true it answers 200; else the failing status. Tests flip it. */
+  healthy: boolean;
+  close(): Promise<void>;
+}
+
+/** A check's target that is up or down as the test says: 200 "up", or `failStatus` "down". */
+export async function switchableTarget(failStatus = 503): Promise<SwitchableTarget> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(target.healthy ? 200 : failStatus);
+    res.end(target.healthy ? 'up' : 'down');
+  });
+  const target: SwitchableTarget = { url: '', healthy: true, close: () => new Promise<void>((r) => server.close(() => r())) };
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  target.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return target;
+}
