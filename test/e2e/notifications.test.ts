@@ -119,7 +119,11 @@ describe('webhook notifications', () => {
     expect(JSON.parse(recovery.body)).toMatchObject({ type: 'ALERT_RECOVERY', title: 'Check &quot;shop home&quot; has recovered' });
     expect(hook.got).toHaveLength(2);
 
-    const sent = (await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.body.id}`)).body;
+    // The receiver has answered; the service records the attempt just after.
+    const sent = await eventually(async () => {
+      const all = (await svc.api('GET', `/v1/alert-notifications?alertChannelId=${channel.body.id}`)).body;
+      return all.every((n: any) => n.status !== 'IN_PROGRESS') && all;
+    });
     expect(sent.map((n: any) => [n.alertType, n.status])).toEqual([
       ['ALERT_RECOVERY', 'SUCCESS'],
       ['ALERT_FAILURE', 'SUCCESS'],
