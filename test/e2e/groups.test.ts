@@ -16,6 +16,8 @@ interface Seen {
 }
 
 /** The members' target: records each request; /fail answers 500, the rest 200, after 400 ms. */
+/** The assertion that makes a member fail when its target answers anything but 200. */
+const STATUS_200 = { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' };
 let seen: Seen[] = [];
 let inFlight = 0;
 let mostInFlight = 0;
@@ -127,7 +129,7 @@ describe('check groups', () => {
         apiCheckDefaults: {
           url: base,
           headers: [{ key: 'X-Team', value: 'sre' }],
-          assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
+          assertions: [STATUS_200],
         },
       })
     ).body;
@@ -179,7 +181,7 @@ describe('check groups', () => {
           headers: [{ key: 'X-Team', value: 'sre' }],
           queryParameters: [{ key: 'from', value: 'group' }],
           basicAuth: { username: 'ops', password: 'pw' },
-          assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
+          assertions: [STATUS_200],
         },
         localSetupScript: "request.headers['X-Steps'] = 'group';",
         localTearDownScript: "console.log('group teardown');",
@@ -281,7 +283,7 @@ describe('check groups', () => {
       request: {
         method: 'GET',
         url: '{{GROUP_BASE_URL}}/fail',
-        assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
+        assertions: [STATUS_200],
       },
       alertChannelSubscriptions: [{ alertChannelId: checkChannel, activated: true }],
     });
@@ -303,7 +305,7 @@ describe('check groups', () => {
     const quiet = await apiCheck({
       name: 'quiet member',
       groupId: mutedGroup.id,
-      request: { method: 'GET', url: `${base}/fail`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
+      request: { method: 'GET', url: `${base}/fail`, assertions: [STATUS_200] },
     });
     await runNow(quiet.id);
     const alerts = await eventually(async () => {
@@ -327,7 +329,7 @@ describe('check groups', () => {
       request: {
         method: 'GET',
         url: '{{GROUP_BASE_URL}}/fail',
-        assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
+        assertions: [STATUS_200],
       },
     });
     for (const id of [ok.id, down.id]) {
