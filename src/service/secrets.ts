@@ -15,10 +15,9 @@ export const newId = () => randomUUID();
  * of it anywhere on every insert (a fifth of the bytes the embedded store wrote per result).
  */
 export function newResultId(now = Date.now()): string {
-  const b = randomBytes(16);
-  b.writeUIntBE(now, 0, 6);
-  b[6] = 0x70 | (b[6] & 0x0f);
-  b[8] = 0x80 | (b[8] & 0x3f);
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  // A random (v4) UUID from Node's pooled generator, its first 48 bits replaced by the time and
+  // its version nibble by 7: the variant bits are the same in both. A fresh 16-byte buffer per
+  // id cost a CPU-bound system call each, 4 % of the service's work in a drain.
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`;
 }
