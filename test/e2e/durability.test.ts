@@ -1,5 +1,6 @@
 // What the service acknowledges it has: a result it accepted from an agent is there after the
-// service is killed with SIGKILL (no shutdown, no flush) and started again.
+// service is killed with SIGKILL (no shutdown, no flush) and started again, and counts in its
+// check's status.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPrivateLocation, eventually, startService, type Service } from '../helpers/procs.js';
@@ -95,5 +96,22 @@ describe('durability', () => {
       const i = jobs.findIndex((j) => j.id === jobId);
       expect(stored.get(jobId), `acknowledged result of ${jobId}`).toMatchObject({ responseTime: 3 + i, hasFailures: i % 2 === 0 });
     }
+    // The checks' statuses take in every acknowledged FINAL result (a failed run is an attempt
+    // to be retried), also those the service had not yet folded into them when it died.
+    let statusesSeen = 0;
+    for (const jobId of acknowledged) {
+      const i = jobs.findIndex((j) => j.id === jobId);
+      if (stored.get(jobId).resultType !== 'FINAL' || jobs.filter((j) => j.checkId === jobs[i].checkId).length > 1) continue;
+      const status = await svc.api('GET', `/v1/check-statuses/${jobs[i].checkId}`);
+      expect(status.status, `status of ${jobs[i].checkId}`).toBe(200);
+      expect(status.body).toMatchObject({
+        hasFailures: false,
+        longestRun: 3 + i,
+        shortestRun: 3 + i,
+        lastCheckRunId: String(stored.get(jobId).checkRunId),
+      });
+      statusesSeen++;
+    }
+    expect(statusesSeen).toBeGreaterThanOrEqual(5);
   });
 });
