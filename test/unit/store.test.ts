@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/service/store/index.js';
-import { EMBEDDED_FILE } from '../../src/service/store/db.js';
+import { EMBEDDED_FILE, openDatabase, positional } from '../../src/service/store/db.js';
 import type { CheckConfig } from '../../src/service/store/checks.js';
 
 const open: Store[] = [];
@@ -57,6 +57,24 @@ describe('embedded store', () => {
     expect(updated!.updated_at).toBeInstanceOf(Date);
     expect(await store.checks.usingPrivateLocation(accountId, 'rack-7')).toEqual(['c1']);
     expect(await store.checks.usingPrivateLocation(accountId, 'rack-8')).toEqual([]);
+  });
+
+  it('binds numbered parameters by position, repeated or out of order, and never inside quotes', () => {
+    expect(positional("SELECT $2, '$1 and ''$3''', $1, $2, $10")).toEqual({
+      text: "SELECT ?, '$1 and ''$3''', ?, ?, ?",
+      order: [1, 0, 1, 9],
+    });
+    expect(positional('SELECT 1')).toEqual({ text: 'SELECT 1', order: [] });
+  });
+
+  it('takes the same parameter twice, and refuses a statement short of one', async () => {
+    const db = await openDatabase({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-store-')) });
+    try {
+      expect(await db.query('SELECT $2 AS b, $1 AS a, $2 AS again', [1, 'two'])).toEqual([{ b: 'two', a: 1, again: 'two' }]);
+      await expect(db.query('SELECT $1 AS a, $2 AS b', [1])).rejects.toThrow(/Missing parameter \$2/);
+    } finally {
+      await db.close();
+    }
   });
 
   it('lists in creation order even when rows share a millisecond', async () => {

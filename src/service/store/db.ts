@@ -83,21 +83,27 @@ async function openSqlite(dataDir: string): Promise<Database> {
   conn.pragma('foreign_keys = ON');
   conn.pragma('busy_timeout = 5000');
 
-  type Prepared = { stmt: import('better-sqlite3').Statement; decode: ((row: Record<string, unknown>) => void) | null };
+  type Prepared = {
+    stmt: import('better-sqlite3').Statement;
+    /** Which parameter each `?` of the statement takes, in order. */
+    order: number[];
+    decode: ((row: Record<string, unknown>) => void) | null;
+  };
   const cache = new Map<string, Prepared>();
   const prepare = (sql: string): Prepared => {
     let p = cache.get(sql);
     if (p) return p;
     // Statements with inlined LIMIT/OFFSET vary; a bounded cache keeps memory flat.
     if (cache.size >= 500) cache.clear();
-    const stmt = conn.prepare(sql);
-    p = { stmt, decode: stmt.reader ? rowDecoder(stmt.columns()) : null };
+    const { text, order } = positional(sql);
+    const stmt = conn.prepare(text);
+    p = { stmt, order, decode: stmt.reader ? rowDecoder(stmt.columns()) : null };
     cache.set(sql, p);
     return p;
   };
   const run = <T>(sql: string, params?: unknown[]): T[] => {
     const p = prepare(sql);
-    const args = bindings(params);
+    const args = bindings(params, p.order);
     if (!p.decode) {
       p.stmt.run(args);
       return [];
@@ -193,11 +199,39 @@ async function openSqlite(dataDir: string): Promise<Database> {
   };
 }
 
-/** SQLite takes numbered parameters as named ones: `$1` is the key "1". */
-function bindings(params: unknown[] | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!params) return out;
-  for (let i = 0; i < params.length; i++) out[i + 1] = toSqlite(params[i]);
+/**
+ * The statement with each `$n` (outside quotes) made a plain `?`, and the parameter each takes.
+ * better-sqlite3 binds `$n` by name, looking each up on an object (the bigger part of a
+ * statement's cost in memory), and plain `?` from an array.
+ */
+export function positional(sql: string): { text: string; order: number[] } {
+  const order: number[] = [];
+  let text = '';
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (quote) {
+      if (c === quote) quote = null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '$' && sql[i + 1] >= '0' && sql[i + 1] <= '9') {
+      let j = i + 1;
+      while (sql[j] >= '0' && sql[j] <= '9') j++;
+      order.push(Number(sql.slice(i + 1, j)) - 1);
+      text += '?';
+      i = j - 1;
+      continue;
+    }
+    text += c;
+  }
+  return { text, order };
+}
+
+function bindings(params: unknown[] | undefined, order: number[]): unknown[] {
+  const out = new Array<unknown>(order.length);
+  for (let i = 0; i < order.length; i++) {
+    if (!params || order[i] >= params.length) throw new RangeError(`Missing parameter $${order[i] + 1}`);
+    out[i] = toSqlite(params[order[i]]);
+  }
   return out;
 }
 
