@@ -14,6 +14,7 @@ import { benchRedos } from './redos.js';
 import { benchScripts } from './scripts.js';
 import { benchAlerts } from './alerts.js';
 import { benchMaintenance } from './maintenance.js';
+import { benchStore } from './store.js';
 import { benchPages } from './pages.js';
 import { benchBrowser } from './browser.js';
 import net from 'node:net';
@@ -170,6 +171,7 @@ async function main() {
     scripts: benchScripts,
     alerts: benchAlerts,
     maintenance: benchMaintenance,
+    store: benchStore,
     pages: benchPages,
   };
   const part = only ? alone[only] : undefined;
@@ -195,6 +197,7 @@ async function main() {
   if (!only) out.scripts = await benchScripts(say);
   if (!only) out.alerts = await benchAlerts(say);
   if (!only) out.maintenance = await benchMaintenance(say);
+  if (!only) out.store = await benchStore(say);
   if (!only) out.pages = await benchPages(say);
   if (only === 'probes') {
     say('');

@@ -1,5 +1,6 @@
 import type { CheckAlerting } from '../check-alerting.js';
 import { creationOrder, type Sql } from './db.js';
+import type { ResultFolds } from './result-folds.js';
 import { jobId, type Job, type JobCheck, type CheckCode } from '../../domain/run.js';
 import { RUNTIME_CHECK_TYPES } from '../../domain/check-types/index.js';
 import { showVariables, type CheckVariable } from '../../domain/check-variables.js';
@@ -116,7 +117,11 @@ export function jobFor(row: CheckRow, dueAt: number, location: string, sessionId
 }
 
 export class CheckRepository {
-  constructor(private readonly db: Sql) {}
+  /** folds: the embedded store's deferred statuses and days (null on PostgreSQL). */
+  constructor(
+    private readonly db: Sql,
+    private readonly folds: ResultFolds | null = null,
+  ) {}
 
   async insert(row: Omit<CheckRow, 'created_at' | 'updated_at'>): Promise<CheckRow> {
     const rows = await this.db.query<CheckRow>(
@@ -186,10 +191,13 @@ export class CheckRepository {
     return this.db.tx(async (q) => {
       const rows = await q.query('DELETE FROM checks WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]);
       if (rows.length === 0) return false;
+      // Its pending fold is written first, so nothing folds it back in after the delete.
+      await this.folds?.settle(q);
       await q.query('DELETE FROM check_results WHERE check_id = $1', [id]);
       await q.query('DELETE FROM check_statuses WHERE check_id = $1', [id]);
       await q.query('DELETE FROM check_days WHERE check_id = $1', [id]);
       await q.query('DELETE FROM jobs WHERE check_id = $1', [id]);
+      await this.folds?.deleted(q);
       return true;
     });
   }

@@ -15,6 +15,11 @@ export interface Sql {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs fn in one transaction: all of it is written or none of it. Inside one, joins it. */
   tx<T>(fn: (q: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs done once the transaction ends, told whether it committed, before any other write can
+   * begin; outside a transaction, at once (each statement commits on its own).
+   */
+  afterTx(done: (committed: boolean) => void): void;
 }
 
 export interface Database extends Sql {
@@ -116,7 +121,18 @@ async function openSqlite(dataDir: string): Promise<Database> {
   // Statements run synchronously, so nothing interleaves with one; a transaction spans awaits,
   // though, and while it is open every other caller waits for it to end.
   let open: Promise<void> | null = null;
-  const inTx: Sql = { dialect: 'sqlite', query: async (sql, params) => run(sql, params), tx: (fn) => fn(inTx) };
+  let ending: ((committed: boolean) => void)[] = [];
+  const inTx: Sql = {
+    dialect: 'sqlite',
+    query: async (sql, params) => run(sql, params),
+    tx: (fn) => fn(inTx),
+    afterTx: (done) => void ending.push(done),
+  };
+  const end = (committed: boolean) => {
+    const hooks = ending;
+    ending = [];
+    for (const done of hooks) done(committed);
+  };
 
   // Group commit: writes that arrive in the same turn of the event loop (concurrent requests)
   // share one transaction and so one fsync. Each runs in a savepoint of its own, so one failing
@@ -176,9 +192,11 @@ async function openSqlite(dataDir: string): Promise<Database> {
       try {
         const out = await fn(inTx);
         conn.exec('COMMIT');
+        end(true);
         return out;
       } catch (err) {
         if (conn.inTransaction) conn.exec('ROLLBACK');
+        end(false);
         throw err;
       }
     } finally {
@@ -191,6 +209,7 @@ async function openSqlite(dataDir: string): Promise<Database> {
     dialect: 'sqlite',
     query,
     tx,
+    afterTx: (done) => done(true),
     async close() {
       while (open) await open;
       flushWrites();
@@ -272,16 +291,25 @@ async function openPostgres(url: string): Promise<Database> {
     async query<T>(sql: string, params?: unknown[]) {
       return (await pool.query(sql, params as unknown[])).rows as T[];
     },
+    afterTx: (done) => done(true),
     async tx(fn) {
       const client = await pool.connect();
+      const ending: ((committed: boolean) => void)[] = [];
       try {
         await client.query('BEGIN');
-        const inTx: Sql = { dialect: 'postgres', query: async (s, p) => (await client.query(s, p as unknown[])).rows, tx: (f) => f(inTx) };
+        const inTx: Sql = {
+          dialect: 'postgres',
+          query: async (s, p) => (await client.query(s, p as unknown[])).rows,
+          tx: (f) => f(inTx),
+          afterTx: (done) => void ending.push(done),
+        };
         const out = await fn(inTx);
         await client.query('COMMIT');
+        for (const done of ending) done(true);
         return out;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
+        for (const done of ending) done(false);
         throw err;
       } finally {
         client.release();

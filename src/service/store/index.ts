@@ -2,6 +2,7 @@
 // reaches data only through these repositories; no SQL lives outside src/service/store.
 
 import { openDatabase, type Database, type Sql } from './db.js';
+import { ResultFolds } from './result-folds.js';
 import { AccountRepository } from './accounts.js';
 import { AlertChannelRepository } from './alert-channels.js';
 import { AlertRepository } from './alerts.js';
@@ -51,13 +52,17 @@ export class Repositories {
   readonly triggers: TriggerRepository;
   readonly variables: VariableRepository;
 
-  constructor(protected readonly sql: Sql) {
+  constructor(
+    protected readonly sql: Sql,
+    /** The embedded store's deferred statuses and days (result-folds.ts); null on PostgreSQL. */
+    protected readonly folds: ResultFolds | null = null,
+  ) {
     this.accounts = new AccountRepository(sql);
     this.alertChannels = new AlertChannelRepository(sql);
     this.alerts = new AlertRepository(sql);
     this.artifacts = new ArtifactRepository(sql);
     this.checkGroups = new CheckGroupRepository(sql);
-    this.checks = new CheckRepository(sql);
+    this.checks = new CheckRepository(sql, folds);
     this.heartbeats = new HeartbeatRepository(sql);
     this.statusPageServices = new StatusPageServiceRepository(sql);
     this.dashboards = new DashboardRepository(sql);
@@ -68,10 +73,10 @@ export class Repositories {
     this.maintenanceWindows = new MaintenanceWindowRepository(sql);
     this.pageKeys = new PageKeyRepository(sql);
     this.privateLocations = new PrivateLocationRepository(sql);
-    this.results = new ResultRepository(sql);
+    this.results = new ResultRepository(sql, folds);
     this.sessions = new SessionRepository(sql);
     this.snippets = new SnippetRepository(sql);
-    this.statuses = new StatusRepository(sql);
+    this.statuses = new StatusRepository(sql, folds);
     this.subscriptions = new SubscriptionRepository(sql);
     this.triggers = new TriggerRepository(sql);
     this.variables = new VariableRepository(sql);
@@ -79,23 +84,33 @@ export class Repositories {
 
   /** Runs fn with repositories that all write in one transaction: all of it or none of it. */
   tx<T>(fn: (store: Repositories) => Promise<T>): Promise<T> {
-    return this.sql.tx((q) => fn(new Repositories(q)));
+    return this.sql.tx((q) => fn(new Repositories(q, this.folds)));
   }
 }
 
 export class Store extends Repositories {
   readonly kind: Database['kind'];
 
-  constructor(private readonly database: Database) {
-    super(database);
+  constructor(
+    private readonly database: Database,
+    folds: ResultFolds | null,
+  ) {
+    super(database, folds);
     this.kind = database.kind;
   }
 
-  close(): Promise<void> {
-    return this.database.close();
+  async close(): Promise<void> {
+    await this.folds?.close();
+    await this.database.close();
   }
 }
 
 export async function openStore(opts: { databaseUrl?: string; dataDir: string }): Promise<Store> {
-  return new Store(await openDatabase(opts));
+  const db = await openDatabase(opts);
+  try {
+    return new Store(db, db.dialect === 'sqlite' ? await ResultFolds.open(db) : null);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
 }

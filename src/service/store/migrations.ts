@@ -416,6 +416,15 @@ CREATE INDEX subscriber_emails_due ON subscriber_emails (next_attempt_at) WHERE 
   `
 DROP INDEX IF EXISTS jobs_check
 `,
+  // 15: how far the embedded store has folded results into check statuses and days (it folds
+  // them in bulk, a while after storing them). PostgreSQL folds each batch as it stores it and
+  // leaves this empty.
+  `
+CREATE TABLE result_folds (
+  id integer PRIMARY KEY,
+  through_rowid bigint NOT NULL
+)
+`,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { newResultId } from '../secrets.js';
 import { columns, inList, type Sql } from './db.js';
+import { DAY_UPSERT, Fold, outcomeOf, STATUS_INSERT, statusMerge, type Outcome, type ResultFolds } from './result-folds.js';
 import type { Job, RunResult } from '../../domain/run.js';
 
 export interface Delivered {
@@ -15,37 +16,6 @@ export interface Delivered {
   attempts?: number;
 }
 
-const STATUS_INSERT = `INSERT INTO check_statuses AS s (check_id, account_id, name, has_failures, has_errors, is_degraded,
-  longest_run, shortest_run, last_run_location, last_check_run_id, updated_at)`;
-
-/** How a stored status takes in a newer one: the latest result wins, longest and shortest run fold. */
-function statusMerge(greatest: string, least: string): string {
-  const latest = (col: string) => `${col} = CASE WHEN EXCLUDED.updated_at >= s.updated_at THEN EXCLUDED.${col} ELSE s.${col} END`;
-  return `ON CONFLICT (check_id) DO UPDATE SET
-    longest_run = ${greatest}(s.longest_run, EXCLUDED.longest_run),
-    shortest_run = ${least}(s.shortest_run, EXCLUDED.shortest_run),
-    ${['has_failures', 'has_errors', 'is_degraded', 'last_run_location', 'last_check_run_id'].map(latest).join(',\n    ')},
-    name = EXCLUDED.name,
-    updated_at = ${greatest}(s.updated_at, EXCLUDED.updated_at)`;
-}
-
-// SQLite's two-argument max() and min() are PostgreSQL's GREATEST and LEAST.
-const STATUS_UPSERT_SQLITE = `${STATUS_INSERT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ${statusMerge('max', 'min')}`;
-const STATUS_MERGE_PG = statusMerge('GREATEST', 'LEAST');
-
-const RESULT_INSERT_SQLITE = `
-  INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
-    is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id,
-    result_type, attempts, sequence_id)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16, $17, $18, $19, $20, $21)
-  ON CONFLICT (job_id) DO NOTHING
-  RETURNING 1`;
-
-const DAY_UPSERT = `INSERT INTO check_days (check_id, day, runs, failures, degraded, response_time_sum)
-  VALUES ($1, $2, $3, $4, $5, $6)
-  ON CONFLICT (check_id, day) DO UPDATE SET runs = check_days.runs + EXCLUDED.runs, failures = check_days.failures + EXCLUDED.failures,
-    degraded = check_days.degraded + EXCLUDED.degraded, response_time_sum = check_days.response_time_sum + EXCLUDED.response_time_sum`;
-
 export interface DayRow {
   check_id: string;
   day: string;
@@ -55,42 +25,15 @@ export interface DayRow {
   response_time_sum: number;
 }
 
-/** FINAL results counted by check and UTC day (of when they stopped). */
-function foldDays(stored: Delivered[]): unknown[][] {
-  const days = new Map<string, unknown[]>();
-  for (const d of stored) {
-    if (d.resultType === 'ATTEMPT') continue;
-    const day = new Date(d.result.stoppedAt).toISOString().slice(0, 10);
-    const key = `${d.job.checkId} ${day}`;
-    const row = days.get(key) ?? [d.job.checkId, day, 0, 0, 0, 0];
-    row[2] = (row[2] as number) + 1;
-    if (d.result.hasFailures) row[3] = (row[3] as number) + 1;
-    else if (d.result.isDegraded) row[4] = (row[4] as number) + 1;
-    row[5] = (row[5] as number) + d.result.responseTime;
-    days.set(key, row);
-  }
-  return [...days.values()];
-}
+const STATUS_MERGE_PG = statusMerge('GREATEST', 'LEAST');
 
-/**
- * One status row per check: the latest result wins, longest and shortest run fold over the
- * batch. FINAL results only: a check retrying is not failing yet.
- */
-function foldStatuses(batch: Delivered[]) {
-  const byCheck = new Map<string, { d: Delivered; longest: number; shortest: number }>();
-  for (const d of batch) {
-    if (d.resultType === 'ATTEMPT') continue;
-    const cur = byCheck.get(d.job.checkId);
-    const t = d.result.responseTime;
-    if (!cur) byCheck.set(d.job.checkId, { d, longest: t, shortest: t });
-    else {
-      cur.longest = Math.max(cur.longest, t);
-      cur.shortest = Math.min(cur.shortest, t);
-      if (d.result.stoppedAt >= cur.d.result.stoppedAt) cur.d = d;
-    }
-  }
-  return [...byCheck.values()];
-}
+const RESULT_INSERT_SQLITE = `
+  INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
+    is_degraded, over_max_response_time, response_time, started_at, stopped_at, created_at, check_run_id, error, detail, session_id,
+    result_type, attempts, sequence_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16, $17, $18, $19, $20, $21)
+  ON CONFLICT (job_id) DO NOTHING
+  RETURNING rowid`;
 
 const resultRow = (d: Delivered) => [
   d.id ?? newResultId(),
@@ -116,40 +59,38 @@ const resultRow = (d: Delivered) => [
   d.sequenceId ?? null,
 ];
 
-const statusRow = (x: ReturnType<typeof foldStatuses>[number]) => [
-  x.d.job.checkId,
-  x.d.accountId,
-  x.d.job.check.name,
-  x.d.result.hasFailures,
-  x.d.result.hasErrors,
-  x.d.result.isDegraded,
-  x.longest,
-  x.shortest,
-  x.d.job.location,
-  String(x.d.job.dueAt),
-  new Date(x.d.result.stoppedAt),
-];
-
 export class ResultRepository {
-  constructor(private readonly db: Sql) {}
+  /** folds: the embedded store's deferred statuses and days (null on PostgreSQL). */
+  constructor(
+    private readonly db: Sql,
+    private readonly folds: ResultFolds | null = null,
+  ) {}
 
   /**
-   * Stores a batch of results, removes their job rows and folds them into the check statuses,
-   * atomically. Idempotent by job id. On PostgreSQL it is one statement: one round trip.
+   * Stores a batch of results, removes their job rows and folds them into the check statuses
+   * and days, atomically (the embedded store folds in bulk a little later, see result-folds.ts).
+   * Idempotent by job id. On PostgreSQL it is one statement: one round trip.
    */
   async store(batch: Delivered[], writtenJobIds: string[]): Promise<void> {
-    const st = foldStatuses(batch);
-    if (this.db.dialect === 'sqlite') {
+    if (this.folds) {
+      const folds = this.folds;
       await this.db.tx(async (q) => {
-        // Only what is new counts toward the days: a result already stored is not counted twice.
-        const fresh: Delivered[] = [];
-        for (const d of batch) if ((await q.query(RESULT_INSERT_SQLITE, resultRow(d))).length) fresh.push(d);
+        // Only what is new is folded: a result delivered again is not counted twice.
+        const fresh: Outcome[] = [];
+        let through = 0;
+        for (const d of batch) {
+          const [row] = await q.query<{ rowid: number }>(RESULT_INSERT_SQLITE, resultRow(d));
+          if (!row) continue;
+          through = Math.max(through, row.rowid);
+          if (d.resultType !== 'ATTEMPT') fresh.push(outcomeOf(d));
+        }
         await q.query(`DELETE FROM jobs WHERE id ${inList(q, '$1')}`, [writtenJobIds]);
-        for (const x of st) await q.query(STATUS_UPSERT_SQLITE, statusRow(x));
-        for (const day of foldDays(fresh)) await q.query(DAY_UPSERT, day);
+        folds.added(q, fresh, through);
       });
       return;
     }
+    const st = new Fold();
+    for (const d of batch) if (d.resultType !== 'ATTEMPT') st.add(outcomeOf(d));
     await this.db.query(
       `WITH stored AS (
          INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
@@ -180,7 +121,7 @@ export class ResultRepository {
        SELECT * FROM unnest($23::text[], $24::text[], $25::text[], $26::bool[], $27::bool[], $28::bool[], $29::float8[], $30::float8[],
          $31::text[], $32::text[], $33::timestamptz[])
        ${STATUS_MERGE_PG}`,
-      [...columns(batch.map(resultRow), 21), writtenJobIds, ...columns(st.map(statusRow), 11)],
+      [...columns(batch.map(resultRow), 21), writtenJobIds, ...columns(st.statusRows(), 11)],
     );
   }
 
@@ -192,8 +133,9 @@ export class ResultRepository {
   }
 
   /** The checks' FINAL results by day, from `fromDay` (YYYY-MM-DD, UTC) on. */
-  days(checkIds: string[], fromDay: string): Promise<DayRow[]> {
-    if (!checkIds.length) return Promise.resolve([]);
+  async days(checkIds: string[], fromDay: string): Promise<DayRow[]> {
+    if (!checkIds.length) return [];
+    await this.folds?.settle(this.db);
     return this.db.query<DayRow>(`SELECT * FROM check_days WHERE check_id ${inList(this.db, '$1')} AND day >= $2 ORDER BY check_id, day`, [
       checkIds,
       fromDay,
