@@ -194,7 +194,10 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       const lessee: Lessee = { agentId: me, queueKeys, keyId: c.keyId, browserKeys: l.browser, maxBrowser };
       const gone = new AbortController();
       // 'close' before we answer means the agent went away: its jobs must not be handed to nobody.
-      reply.raw.once('close', () => gone.abort());
+      // After the answer it is the normal end (aborting then would build an error for nothing).
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
       const jobs = await deps.jobs.lease(lessee, b.max, Math.min(b.waitMs, deps.config.pollSeconds * 1000), gone.signal);
       if (jobs === 'revoked') throw new ApiError(401, 'Invalid or revoked private-location key');
       deps.agents.touch(me);
