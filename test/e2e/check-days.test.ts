@@ -3,7 +3,7 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/service/store/index.js';
-import type { Delivered } from '../../src/service/store/results.js';
+import { delivered } from '../helpers/delivered.js';
 import type { CheckConfig } from '../../src/service/store/checks.js';
 import { storageEnv } from '../helpers/procs.js';
 
@@ -13,38 +13,8 @@ afterAll(async () => {
 });
 
 const day = (iso: string) => Date.parse(iso);
-function delivered(
-  checkId: string,
-  jobId: string,
-  stoppedAt: number,
-  o: { failed?: boolean; degraded?: boolean; attempt?: boolean } = {},
-): Delivered {
-  return {
-    accountId: 'acct',
-    resultType: o.attempt ? 'ATTEMPT' : 'FINAL',
-    job: {
-      id: jobId,
-      checkId,
-      checkType: 'TCP',
-      location: 'eu-west-1',
-      dueAt: stoppedAt - 10,
-      timeoutMs: 1000,
-      check: { name: 'c', request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false },
-    },
-    result: {
-      jobId,
-      startedAt: stoppedAt - 10,
-      stoppedAt,
-      responseTime: 10,
-      hasFailures: !!o.failed,
-      hasErrors: false,
-      isDegraded: !!o.degraded,
-      overMaxResponseTime: false,
-      error: o.failed ? 'refused' : null,
-      detail: {},
-    },
-  };
-}
+const run = (checkId: string, jobId: string, stoppedAt: number, o: Parameters<typeof delivered>[4] = {}) =>
+  delivered('acct', checkId, jobId, stoppedAt, o);
 
 describe('check days', () => {
   it('count FINAL results by UTC day as they are stored, once each, and go with their check', async () => {
@@ -60,16 +30,16 @@ describe('check days', () => {
       config: { name: 'c1', activated: true } as CheckConfig,
     });
     const batch = [
-      delivered('c1', 'j1', day('2026-11-20T23:59:59Z')),
-      delivered('c1', 'j2', day('2026-11-21T00:00:01Z'), { failed: true }),
-      delivered('c1', 'j3', day('2026-11-21T00:05:00Z'), { degraded: true }),
-      delivered('c1', 'j4', day('2026-11-21T00:06:00Z'), { failed: true, attempt: true }),
-      delivered('c1', 'j5', day('2026-11-21T00:07:00Z')),
+      run('c1', 'j1', day('2026-11-20T23:59:59Z')),
+      run('c1', 'j2', day('2026-11-21T00:00:01Z'), { failed: true }),
+      run('c1', 'j3', day('2026-11-21T00:05:00Z'), { degraded: true }),
+      run('c1', 'j4', day('2026-11-21T00:06:00Z'), { failed: true, attempt: true }),
+      run('c1', 'j5', day('2026-11-21T00:07:00Z')),
     ].map((d) => ({ ...d, accountId }));
     await store.results.store(batch, []);
     // Delivered again (an agent that did not hear the acknowledgement): nothing counts twice.
     await store.results.store(batch.slice(0, 2), []);
-    await store.results.store([{ ...delivered('c1', 'j6', day('2026-11-21T10:00:00Z')), accountId }], []);
+    await store.results.store([{ ...run('c1', 'j6', day('2026-11-21T10:00:00Z')), accountId }], []);
     const rows = (await store.results.days(['c1'], '2026-11-01')).map((r) => [
       r.day,
       Number(r.runs),

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/service/store/index.js';
 import { Fold, type Outcome } from '../../src/service/store/result-folds.js';
-import type { Delivered } from '../../src/service/store/results.js';
+import { delivered } from '../helpers/delivered.js';
 import type { CheckConfig } from '../../src/service/store/checks.js';
 
 const open: Store[] = [];
@@ -34,33 +34,8 @@ function crashImage(dir: string): string {
 
 const T0 = Date.parse('2026-11-24T23:59:58Z');
 let seq = 0;
-function run(accountId: string, checkId: string, at: number, o: { failed?: boolean; attempt?: boolean; ms?: number } = {}): Delivered {
-  const jobId = `${at}:${checkId}:eu-west-1:${seq++}`;
-  return {
-    accountId,
-    resultType: o.attempt ? 'ATTEMPT' : 'FINAL',
-    job: {
-      id: jobId,
-      checkId,
-      checkType: 'TCP',
-      location: 'eu-west-1',
-      dueAt: at - 5,
-      timeoutMs: 1000,
-      check: { name: checkId, request: {}, degradedResponseTime: null, maxResponseTime: null, shouldFail: false },
-    },
-    result: {
-      jobId,
-      startedAt: at - 5,
-      stoppedAt: at,
-      responseTime: o.ms ?? 5,
-      hasFailures: !!o.failed,
-      hasErrors: false,
-      isDegraded: false,
-      overMaxResponseTime: false,
-      error: o.failed ? 'refused' : null,
-      detail: {},
-    },
-  };
+function run(accountId: string, checkId: string, at: number, o: { failed?: boolean; attempt?: boolean; ms?: number } = {}) {
+  return delivered(accountId, checkId, `${at}:${checkId}:eu-west-1:${seq++}`, at, { ms: 5, ...o });
 }
 
 async function withChecks(store: Store, ...ids: string[]): Promise<string> {
