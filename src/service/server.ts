@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, countingFailures, errorBody, tooManyRequests } from './errors.js';
+import { discard } from '../stream-memory.js';
 import { unstorableTextAt } from '../domain/text.js';
 import type { Deps } from './deps.js';
 import accounts from './routes/accounts.js';
@@ -63,6 +64,21 @@ function describeValidation(errors: ErrorObject[], context: string): { message: 
 }
 
 const KEY_CACHE_MS = 10_000;
+/** An oversized body up to this size is read and dropped after the 413 (see readRestOfBody). */
+const DRAIN_OVERSIZED_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A client still sending a body it declared too large sees its connection reset (EPIPE) instead
+ * of the 413 if the service closes it with the rest unread, as Fastify asks after a body it
+ * refuses. Up to a bound the rest is read and dropped and the connection stays open; past it,
+ * or without a declared length, it closes.
+ */
+function readRestOfBody(req: FastifyRequest, reply: FastifyReply): void {
+  const declared = Number(req.headers['content-length']);
+  if (req.raw.complete || req.raw.readableFlowing || !(declared <= DRAIN_OVERSIZED_MAX_BYTES)) return;
+  reply.removeHeader('connection');
+  discard(req.raw);
+}
 
 export async function buildServer(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -97,6 +113,7 @@ export async function buildServer(deps: Deps): Promise<FastifyInstance> {
       return reply.code(400).send(errorBody(400, message, attributes));
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 413) readRestOfBody(req, reply);
     if (status === 500) deps.log.error({ err, url: req.url.split('?')[0], method: req.method }, 'request failed');
     const message =
       status === 500
