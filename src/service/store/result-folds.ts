@@ -66,6 +66,12 @@ export class Fold {
   }
 
   add(o: Outcome): void {
+    this.addStatus(o);
+    this.addDay(o);
+  }
+
+  /** The status part alone (PostgreSQL counts days in the statement that stores results). */
+  addStatus(o: Outcome): void {
     const cur = this.statuses.get(o.checkId);
     if (!cur) this.statuses.set(o.checkId, { latest: o, name: o.name, longest: o.responseTime, shortest: o.responseTime });
     else {
@@ -74,6 +80,9 @@ export class Fold {
       cur.shortest = Math.min(cur.shortest, o.responseTime);
       if (o.stoppedAt >= cur.latest.stoppedAt) cur.latest = o;
     }
+  }
+
+  private addDay(o: Outcome): void {
     const day = new Date(o.stoppedAt).toISOString().slice(0, 10);
     const key = `${o.checkId} ${day}`;
     let d = this.days.get(key);

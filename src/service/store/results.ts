@@ -90,7 +90,7 @@ export class ResultRepository {
       return;
     }
     const st = new Fold();
-    for (const d of batch) if (d.resultType !== 'ATTEMPT') st.add(outcomeOf(d));
+    for (const d of batch) if (d.resultType !== 'ATTEMPT') st.addStatus(outcomeOf(d));
     await this.db.query(
       `WITH stored AS (
          INSERT INTO check_results (id, job_id, account_id, check_id, check_type, name, run_location, has_failures, has_errors,
