@@ -81,12 +81,24 @@ async function openSqlite(dataDir: string): Promise<Database> {
   fs.mkdirSync(dataDir, { recursive: true });
   const { default: BetterSqlite } = await import('better-sqlite3');
   const conn = new BetterSqlite(path.join(dataDir, EMBEDDED_FILE));
-  // WAL lets readers run beside a writer; synchronous=FULL syncs the log on every commit, so a
-  // result acknowledged to an agent survives a power cut, not only a crash.
+  // WAL lets readers run beside a writer. SQLite's own sync of the log on commit
+  // (synchronous=FULL) would block the event loop for the length of an fsync; the log is synced
+  // from the thread pool instead (`durable` below), and nobody hears of a write before that.
   conn.pragma('journal_mode = WAL');
-  conn.pragma('synchronous = FULL');
+  conn.pragma('synchronous = NORMAL');
   conn.pragma('foreign_keys = ON');
   conn.pragma('busy_timeout = 5000');
+  const durable = walSyncer(path.join(dataDir, `${EMBEDDED_FILE}-wal`));
+  const control = (sql: string) => {
+    const stmt = conn.prepare(sql);
+    return () => void stmt.run();
+  };
+  const begin = control('BEGIN IMMEDIATE');
+  const commit = control('COMMIT');
+  const rollback = control('ROLLBACK');
+  const savepoint = control('SAVEPOINT w');
+  const release = control('RELEASE w');
+  const rollbackTo = control('ROLLBACK TO w');
 
   type Prepared = {
     stmt: import('better-sqlite3').Statement;
@@ -144,33 +156,44 @@ async function openSqlite(dataDir: string): Promise<Database> {
     writes = [];
     if (batch.length === 0) return;
     const done: [Write, unknown[]][] = [];
-    const failed: [Write, unknown][] = [];
     try {
-      conn.exec('BEGIN IMMEDIATE');
+      begin();
       for (const w of batch) {
-        conn.exec('SAVEPOINT w');
+        savepoint();
         try {
           done.push([w, run(w.sql, w.params)]);
-          conn.exec('RELEASE w');
+          release();
         } catch (err) {
-          conn.exec('ROLLBACK TO w');
-          conn.exec('RELEASE w');
-          failed.push([w, err]);
+          rollbackTo();
+          release();
+          w.reject(err);
         }
       }
-      conn.exec('COMMIT');
+      commit();
     } catch (err) {
-      if (conn.inTransaction) conn.exec('ROLLBACK');
-      for (const w of batch) w.reject(err);
+      if (conn.inTransaction) rollback();
+      for (const [w] of done) w.reject(err);
       return;
     }
-    for (const [w, rows] of done) w.resolve(rows);
-    for (const [w, err] of failed) w.reject(err);
+    durable().then(
+      () => {
+        for (const [w, rows] of done) w.resolve(rows);
+      },
+      (err: unknown) => {
+        for (const [w] of done) w.reject(err);
+      },
+    );
+  };
+  // While the log syncs, writes wait and are committed just before the next sync begins: they
+  // could not be acknowledged any sooner, and one commit of many writes costs less than several.
+  const flushWhenFree = () => {
+    if (open) void open.then(flushWhenFree);
+    else flushWrites();
   };
   const scheduleFlush = () =>
     setImmediate(() => {
-      if (open) void open.then(scheduleFlush);
-      else flushWrites();
+      if (!open && durable.syncing()) durable.beforeNextSync(flushWhenFree);
+      else flushWhenFree();
     });
 
   const query = async <T>(sql: string, params?: unknown[]): Promise<T[]> => {
@@ -185,24 +208,27 @@ async function openSqlite(dataDir: string): Promise<Database> {
     while (open) await open;
     // Writes queued before this transaction commit before it.
     flushWrites();
-    let release!: () => void;
-    open = new Promise((r) => (release = r));
+    let unblock!: () => void;
+    open = new Promise((r) => (unblock = r));
+    let out: T;
     try {
-      conn.exec('BEGIN IMMEDIATE');
+      begin();
       try {
-        const out = await fn(inTx);
-        conn.exec('COMMIT');
+        out = await fn(inTx);
+        commit();
         end(true);
-        return out;
       } catch (err) {
-        if (conn.inTransaction) conn.exec('ROLLBACK');
+        if (conn.inTransaction) rollback();
         end(false);
         throw err;
       }
     } finally {
       open = null;
-      release();
+      unblock();
     }
+    // Other writers go on while the log syncs; this caller hears back once it has.
+    await durable();
+    return out;
   };
   return {
     kind: 'embedded',
@@ -213,9 +239,92 @@ async function openSqlite(dataDir: string): Promise<Database> {
     async close() {
       while (open) await open;
       flushWrites();
+      await durable.close();
       conn.close();
     },
   };
+}
+
+/** A sync of SQLite's write-ahead log, run from libuv's thread pool. */
+export interface WalSyncer {
+  /** Resolves once a sync that began after the call has finished: what was committed is on disk. */
+  (): Promise<void>;
+  /** Whether a sync is running now. */
+  syncing(): boolean;
+  /** Runs fn just before the next sync begins, so that what it commits rides on that sync. */
+  beforeNextSync(fn: () => void): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Calls that arrive while a sync runs share the next one. After a failed sync the page cache
+ * may have dropped the data, and a later sync could report success over the loss, so every sync
+ * after one fails fails too, until a restart reads the log back from disk.
+ */
+export function walSyncer(walPath: string, fdatasync: typeof fs.fdatasync = fs.fdatasync): WalSyncer {
+  type Waiter = { resolve: () => void; reject: (e: Error) => void };
+  let fd: number | null = null;
+  let broken: Error | null = null;
+  let running = false;
+  let waiters: Waiter[] = [];
+  let hooks: (() => void)[] = [];
+  const idle: (() => void)[] = [];
+
+  const openLog = (): number => {
+    if (fd !== null) return fd;
+    // The log exists once anything has been committed; its directory entry is synced once, as
+    // SQLite does for a log it creates.
+    fd = fs.openSync(walPath, 'r');
+    const dir = fs.openSync(path.dirname(walPath), 'r');
+    try {
+      fs.fsyncSync(dir);
+    } finally {
+      fs.closeSync(dir);
+    }
+    return fd;
+  };
+  const start = () => {
+    running = true;
+    const before = hooks;
+    hooks = [];
+    for (const fn of before) fn();
+    const batch = waiters;
+    waiters = [];
+    const finish = (err: Error | null) => {
+      for (const w of batch)
+        if (err) w.reject(err);
+        else w.resolve();
+      running = false;
+      if (waiters.length || hooks.length) start();
+      else for (const done of idle.splice(0)) done();
+    };
+    if (broken) return finish(broken);
+    try {
+      fdatasync(openLog(), (err) => {
+        if (err) broken = new StoreError(`Could not sync the database log (${err.code ?? err.message}); restart the service`);
+        finish(broken);
+      });
+    } catch (err) {
+      broken = new StoreError(`Could not sync the database log (${(err as NodeJS.ErrnoException).code}); restart the service`);
+      finish(broken);
+    }
+  };
+  const durable = () =>
+    new Promise<void>((resolve, reject) => {
+      waiters.push({ resolve, reject });
+      if (!running) start();
+    });
+  return Object.assign(durable, {
+    syncing: () => running,
+    beforeNextSync(fn: () => void) {
+      hooks.push(fn);
+    },
+    async close() {
+      if (running) await new Promise<void>((r) => idle.push(r));
+      if (fd !== null) fs.closeSync(fd);
+      fd = null;
+    },
+  });
 }
 
 /**
