@@ -7,7 +7,7 @@
 import type { CheckGroups } from './check-groups.js';
 import type { JobRecord } from './store/jobs.js';
 import { randomUUID } from 'node:crypto';
-import { newResultId } from './secrets.js';
+import { newOrderedId } from './secrets.js';
 import {
   INITIAL_ALERT_STATE,
   dueReminder,
@@ -155,7 +155,7 @@ export class AlertEngine {
     const incidents: IncidentAction[] = [];
     const checks = new Map<string, CheckRow | null>();
     for (const item of matters.sort((x, y) => x.result.stoppedAt - y.result.stoppedAt)) {
-      item.id ??= newResultId();
+      item.id ??= newOrderedId();
       let j: Judged = {
         id: item.id,
         result: item.result,

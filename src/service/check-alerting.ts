@@ -3,10 +3,10 @@
 
 import { alertChannelsOf } from '../domain/alert-channels.js';
 import { ApiError } from './errors.js';
+import { newOrderedId } from './secrets.js';
 import type { Repositories } from './store/index.js';
 import type { Subscription, SubscriptionWithChannel } from './store/alert-channels.js';
 import { toApi, type CheckConfig, type CheckRow } from './store/checks.js';
-import { randomUUID } from 'node:crypto';
 import type { CheckGroups } from './check-groups.js';
 
 export interface CheckAlerting {
@@ -73,7 +73,7 @@ export function insertCheck(
   first?: (tx: Repositories) => Promise<void>,
 ): Promise<CheckRow> {
   const row = {
-    id: randomUUID(),
+    id: newOrderedId(),
     account_id: check.accountId,
     check_type: check.checkType,
     name: check.config.name,

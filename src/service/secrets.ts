@@ -10,11 +10,12 @@ export const maskKey = (raw: string) => `...${raw.slice(-4)}`;
 export const newId = () => randomUUID();
 
 /**
- * A result's id: a UUID (version 7) that begins with the time it was made, so results' ids
- * grow with time and the index on them is appended to, where random ids would dirty a page
- * of it anywhere on every insert (a fifth of the bytes the embedded store wrote per result).
+ * The id of a row made often (a result, a check): a UUID (version 7) that begins with the time
+ * it was made, so ids grow with time and the index on them is appended to, where random ids
+ * would dirty a page of it anywhere on every insert (a fifth of the bytes the embedded store
+ * wrote per result, and most of what it wrote per check created).
  */
-export function newResultId(now = Date.now()): string {
+export function newOrderedId(now = Date.now()): string {
   // A random (v4) UUID from Node's pooled generator, its first 48 bits replaced by the time and
   // its version nibble by 7: the variant bits are the same in both. A fresh 16-byte buffer per
   // id cost a CPU-bound system call each, 4 % of the service's work in a drain.

@@ -1,4 +1,4 @@
-import { newResultId } from '../secrets.js';
+import { newOrderedId } from '../secrets.js';
 import { columns, inList, type Sql } from './db.js';
 import { DAY_UPSERT, Fold, outcomeOf, STATUS_INSERT, statusMerge, type Outcome, type ResultFolds } from './result-folds.js';
 import type { Job, RunResult } from '../../domain/run.js';
@@ -36,7 +36,7 @@ const RESULT_INSERT_SQLITE = `
   RETURNING rowid`;
 
 const resultRow = (d: Delivered) => [
-  d.id ?? newResultId(),
+  d.id ?? newOrderedId(),
   d.result.jobId,
   d.accountId,
   d.job.checkId,
