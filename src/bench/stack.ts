@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
+import { postMany } from './http-load.js';
 import { launch, cpuSeconds, cpuSplit, rssMb, sleep, type Child } from './procs.js';
 
 export interface Stack {
@@ -87,14 +88,8 @@ export async function startStack(opts: {
 
 export async function createChecks(stack: Stack, n: number, path: string, body: (i: number) => Record<string, unknown>): Promise<number> {
   const t0 = Date.now();
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (i < n) {
-        const k = i++;
-        await stack.api('POST', path, { name: `bench ${k}`, frequency: 0, frequencyOffset: 10, privateLocations: ['bench'], ...body(k) });
-      }
-    }),
+  await postMany(stack.base + path, { authorization: `Bearer ${stack.key}` }, n, (k) =>
+    JSON.stringify({ name: `bench ${k}`, frequency: 0, frequencyOffset: 10, privateLocations: ['bench'], ...body(k) }),
   );
   return n / ((Date.now() - t0) / 1000);
 }
