@@ -1,6 +1,8 @@
-// Turns due checks into jobs. The next due time of each check is kept in memory (a heap) and
-// written to the database in the same transaction as the jobs it produced, so after a restart
-// no run is made twice and none that is still worth running is lost.
+// Turns due checks into jobs. The next due time of each check is kept in memory (a heap); the
+// time up to which every due run has been dispatched is written to the database in the same
+// transaction as the jobs it produced, and each check's next due time follows from it and the
+// check's schedule, so after a restart no run is made twice and none still worth running is
+// lost.
 
 import type { Repositories } from './store/index.js';
 import type { Logger } from '../log.js';
@@ -37,7 +39,8 @@ export class Scheduler {
   private firing: Promise<void> | null = null;
   private stopped = false;
   private unwritten: QueuedJob[] = [];
-  private unwrittenDue = new Map<string, number>();
+  /** Every run due up to this time is dispatched, not yet written so. */
+  private unwrittenThrough: number | null = null;
 
   constructor(
     private store: Pick<Repositories, 'jobs' | 'privateLocations'>,
@@ -54,13 +57,15 @@ export class Scheduler {
     // Heartbeats are passive: the HeartbeatMonitor watches them, nothing is dispatched.
     const rows = await this.store.jobs.scheduledChecks();
     const slugs = await this.store.privateLocations.slugIndex();
+    const through = await this.store.jobs.dispatchedThrough();
     const now = this.clock.now();
     let missed = 0;
     for (const checkRow of rows) {
       const row = this.effective(checkRow);
       if (!row.activated) continue;
       const s = this.plan(row, slugs);
-      const stored = checkRow.next_due_at;
+      // A check created since was never due before it existed.
+      const stored = through === null ? null : nextDue(Math.max(through, row.created_at.getTime()), s.period, s.phase);
       if (stored !== null && stored <= now) {
         // Down over one or more due times: run the latest if it is still fresh, skip the rest.
         const latest = lastDue(now, s.period, s.phase);
@@ -198,14 +203,14 @@ export class Scheduler {
 
     // Agents get the runs now; the write that makes them durable follows at the next tick, when
     // most of them are done and need no row (see JobQueue.after). Should the service die before
-    // it commits, next_due_at still names these runs, so the restarted scheduler makes the
-    // latest of them again: late, not lost, and not doubled, as a result of the first attempt
+    // it commits, the dispatched-through time stays before these runs, so the restarted
+    // scheduler makes the latest of them again: late, not lost, and not doubled, as a result of the first attempt
     // is then refused by job id.
     this.jobs.add(queued);
     this.metrics.runsScheduled.inc(queued.length);
     for (const { s } of due) if (this.byId.get(s.row.id) === s) this.heap.push(s.nextDue, s);
     this.unwritten.push(...queued);
-    for (const { s } of due) this.unwrittenDue.set(s.row.id, s.nextDue);
+    this.unwrittenThrough = until;
     this.jobs.ticker.at('schedule-write', now + 1, () => void this.write());
   }
 
@@ -213,12 +218,12 @@ export class Scheduler {
   private write(): Promise<void> {
     // A run whose result is already in needs no row.
     const queued = this.unwritten.splice(0).filter((q) => !q.done);
-    const due = [...this.unwrittenDue];
-    this.unwrittenDue.clear();
-    if (!due.length) return Promise.resolve();
+    const through = this.unwrittenThrough;
+    this.unwrittenThrough = null;
+    if (through === null) return Promise.resolve();
     const records = JobQueue.records(queued);
     return this.jobs
-      .after(() => this.store.jobs.queueRuns(records, due))
+      .after(() => this.store.jobs.queueRuns(records, through))
       .then(() => {
         for (const q of queued) q.written = true;
       })

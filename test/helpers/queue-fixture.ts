@@ -108,7 +108,15 @@ export async function queueFixture(): Promise<QueueFixture> {
         request: { hostname: '127.0.0.1', port: 9 },
         ...config,
       } as CheckConfig;
-      return store.checks.insert({ id, account_id: accountId, check_type: 'TCP', name: id, activated: cfg.activated, config: cfg });
+      return store.checks.insert({
+        id,
+        account_id: accountId,
+        check_type: 'TCP',
+        name: id,
+        activated: cfg.activated,
+        config: cfg,
+        created_at: new Date(clock.now()),
+      });
     },
     queued(row, dueAt, location, queueKey = `dc:${location}`) {
       return { job: jobFor(row, dueAt, location), accountId, queueKey, queuedAt: clock.now(), leasedBy: null, leaseExpiresAt: 0 };

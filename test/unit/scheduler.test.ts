@@ -1,5 +1,5 @@
-// The scheduler: a check's runs come due at its phase in the right queues, the next due time
-// is written with them, and after downtime the latest fresh run is made and the rest counted.
+// The scheduler: a check's runs come due at its phase in the right queues, how far it has
+// dispatched is written with them, and after downtime the latest fresh run is made and the rest counted.
 // Real embedded store and job queue, a clock the test sets.
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,8 +45,10 @@ describe('scheduler', () => {
     expect(east).toMatchObject([{ id: `${due}:c1:us-east-1`, dueAt: due, checkType: 'TCP' }]);
     expect(west).toMatchObject([{ id: `${due}:c1:eu-west-1`, dueAt: due }]);
     await s.stop();
-    const [stored] = await fx.store.jobs.scheduledChecks();
-    expect(stored.next_due_at).toBe(due + period);
+    // Everything due up to the run is out: the next one follows from the check's schedule.
+    const through = (await fx.store.jobs.dispatchedThrough())!;
+    expect(through).toBeGreaterThanOrEqual(due);
+    expect(nextDue(through, period, phase)).toBe(due + period);
     expect((await fx.store.jobs.load()).map((j) => j.job_id).sort()).toEqual([`${due}:c1:eu-west-1`, `${due}:c1:us-east-1`]);
   });
 
@@ -87,7 +89,8 @@ describe('scheduler', () => {
     const row = await fx.check('c1', { frequency: 1, frequencyOffset: 1 });
     const period = periodMs(row.config);
     const stored = nextDue(fx.clock.now(), period, 0);
-    await fx.store.jobs.queueRuns([], [['c1', stored]]);
+    // Dispatched through the run before `stored`: `stored` is the next due time.
+    await fx.store.jobs.queueRuns([], stored - 1);
     fx.clock.set(stored + 3 * period + 1000);
     const s = scheduler();
     await s.start();
@@ -96,13 +99,29 @@ describe('scheduler', () => {
     expect(await counter(fx.metrics, 'outpost_runs_dropped_total', { reason: 'service_down' })).toBe(3);
   });
 
+  it('counts no run missed from before a check existed', async () => {
+    fx = await queueFixture();
+    const t0 = fx.clock.now();
+    await fx.store.jobs.queueRuns([], t0);
+    // Nothing was due for an hour; then a check was made, and the service was down over two of
+    // its due times.
+    fx.clock.set(t0 + 3_600_000);
+    const row = await fx.check('c1', { frequency: 1, frequencyOffset: 1 });
+    const period = periodMs(row.config);
+    fx.clock.set(t0 + 3_600_000 + 2 * period + 1000);
+    const s = scheduler();
+    await s.start();
+    expect(await awaitJobs(fx.queue, ['dc:us-east-1'])).toMatchObject([{ dueAt: t0 + 3_600_000 + 2 * period }]);
+    expect(await counter(fx.metrics, 'outpost_runs_dropped_total', { reason: 'service_down' })).toBe(1);
+  });
+
   it('makes no run that would be staler than the pick-up window', async () => {
     fx = await queueFixture();
     // Every 10 minutes: after downtime the latest due time can lie further back than the window.
     const row = await fx.check('c1', { frequency: 10, frequencyOffset: 1 });
     const period = periodMs(row.config);
     const stored = nextDue(fx.clock.now(), period, 0);
-    await fx.store.jobs.queueRuns([], [['c1', stored]]);
+    await fx.store.jobs.queueRuns([], stored - 1);
     fx.clock.set(stored + 2 * period + UNCLAIMED_TTL_MS + 1000);
     const s = scheduler();
     await s.start();

@@ -123,10 +123,14 @@ export class CheckRepository {
     private readonly folds: ResultFolds | null = null,
   ) {}
 
-  async insert(row: Omit<CheckRow, 'created_at' | 'updated_at'>): Promise<CheckRow> {
+  /** created_at: the database's clock unless given (a test's clock). */
+  async insert(row: Omit<CheckRow, 'created_at' | 'updated_at'> & { created_at?: Date }): Promise<CheckRow> {
+    const params = [row.id, row.account_id, row.check_type, row.config.name, row.config.activated, JSON.stringify(row.config)];
     const rows = await this.db.query<CheckRow>(
-      'INSERT INTO checks (id, account_id, check_type, name, activated, config) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-      [row.id, row.account_id, row.check_type, row.config.name, row.config.activated, JSON.stringify(row.config)],
+      row.created_at
+        ? 'INSERT INTO checks (id, account_id, check_type, name, activated, config, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *'
+        : 'INSERT INTO checks (id, account_id, check_type, name, activated, config) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+      row.created_at ? [...params, row.created_at] : params,
     );
     return rows[0];
   }

@@ -1,5 +1,5 @@
-// Job rows (due runs waiting for, or leased by, an agent), runs dropped unclaimed, and each
-// check's next due time. The job queue keeps the live state in memory; these rows are what a
+// Job rows (due runs waiting for, or leased by, an agent), runs dropped unclaimed, and how far
+// the scheduler has dispatched. The job queue keeps the live state in memory; these rows are what a
 // restart reloads it from.
 
 import type { CheckRow } from './checks.js';
@@ -119,36 +119,32 @@ export class JobRepository {
     });
   }
 
-  /** Activated checks the scheduler dispatches (heartbeats are passive), with their next due time. */
-  async scheduledChecks(): Promise<(CheckRow & { next_due_at: number | null })[]> {
-    return this.db.query(
-      `SELECT c.*, s.next_due_at FROM checks c LEFT JOIN check_schedule s ON s.check_id = c.id WHERE c.activated AND c.check_type <> 'HEARTBEAT'`,
-    );
+  /** Activated checks the scheduler dispatches (heartbeats are passive). */
+  async scheduledChecks(): Promise<CheckRow[]> {
+    return this.db.query(`SELECT * FROM checks WHERE activated AND check_type <> 'HEARTBEAT'`);
+  }
+
+  /** Every run due up to this time has been dispatched; null before the first. */
+  async dispatchedThrough(): Promise<number | null> {
+    const rows = await this.db.query<{ dispatched_through: number }>('SELECT dispatched_through FROM scheduler_state WHERE id = 1');
+    return rows[0]?.dispatched_through ?? null;
   }
 
   /**
-   * Stores due runs and advances their checks' next due times, atomically (on PostgreSQL in one
-   * statement: one round trip). Checks deleted meanwhile get no schedule row.
+   * Stores due runs and moves the dispatched-through time on, atomically (on PostgreSQL in one
+   * statement: one round trip).
    */
-  async queueRuns(jobs: JobRecord[], nextDue: [checkId: string, at: number][]): Promise<void> {
+  async queueRuns(jobs: JobRecord[], through: number): Promise<void> {
+    const advance = (p: string) =>
+      `INSERT INTO scheduler_state (id, dispatched_through) VALUES (1, ${p})
+       ON CONFLICT (id) DO UPDATE SET dispatched_through = ${this.db.dialect === 'postgres' ? 'GREATEST' : 'max'}(scheduler_state.dispatched_through, EXCLUDED.dispatched_through)`;
     if (this.db.dialect === 'postgres') {
-      await this.db.query(
-        `WITH queued AS (${INSERT_JOBS} RETURNING 1)
-         INSERT INTO check_schedule (check_id, next_due_at)
-         SELECT t.id, t.next FROM unnest($10::text[], $11::float8[]) AS t(id, next) JOIN checks c ON c.id = t.id
-         ON CONFLICT (check_id) DO UPDATE SET next_due_at = EXCLUDED.next_due_at`,
-        [...columns(jobs.map(JOB_ROW), 9), nextDue.map(([id]) => id), nextDue.map(([, next]) => next)],
-      );
+      await this.db.query(`WITH queued AS (${INSERT_JOBS} RETURNING 1) ${advance('$10')}`, [...columns(jobs.map(JOB_ROW), 9), through]);
       return;
     }
     await this.db.tx(async (tx) => {
       for (const j of jobs) await tx.query(INSERT_JOB, JOB_ROW(j));
-      for (const [id, next] of nextDue)
-        await tx.query(
-          `INSERT INTO check_schedule (check_id, next_due_at) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM checks WHERE id = $1)
-           ON CONFLICT (check_id) DO UPDATE SET next_due_at = EXCLUDED.next_due_at`,
-          [id, next],
-        );
+      await tx.query(advance('$1'), [through]);
     });
   }
 }

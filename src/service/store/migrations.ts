@@ -425,6 +425,23 @@ CREATE TABLE result_folds (
   through_rowid bigint NOT NULL
 )
 `,
+  // 16: how far the scheduler has dispatched, one time for all checks instead of a next due
+  // time per check: every run due up to it is out, and each check's next due time follows
+  // from its schedule. Rewriting each check's row on every run cost a random page per run.
+  `
+CREATE TABLE scheduler_state (
+  id integer PRIMARY KEY,
+  dispatched_through double precision NOT NULL
+)
+`,
+  // 17: from the earliest next due time stored: a run already made may be made again (its
+  // result is then refused by job id), none is skipped.
+  `
+INSERT INTO scheduler_state (id, dispatched_through) SELECT 1, min(next_due_at) - 1 FROM check_schedule HAVING count(*) > 0
+`,
+  `
+DROP TABLE check_schedule
+`,
 ];
 
 /**
