@@ -86,6 +86,10 @@ async function openSqlite(dataDir: string): Promise<Database> {
   // from the thread pool instead (`durable` below), and nobody hears of a write before that.
   conn.pragma('journal_mode = WAL');
   conn.pragma('synchronous = NORMAL');
+  // Checkpoint every 10,000 log pages (40 MB) rather than SQLite's 1,000: a page written again
+  // before the checkpoint is copied into the database once, and the store bench writes a
+  // quarter fewer bytes per result.
+  conn.pragma('wal_autocheckpoint = 10000');
   conn.pragma('foreign_keys = ON');
   conn.pragma('busy_timeout = 5000');
   const durable = walSyncer(path.join(dataDir, `${EMBEDDED_FILE}-wal`));
