@@ -108,7 +108,9 @@ export function updateCheck(
 }
 
 /** The check as the API shows it, its subscriptions and channels included. */
-export async function showCheck(store: Repositories, row: CheckRow, pingBase?: string) {
+export async function showCheck(store: Repositories, row: CheckRow, pingBase?: string, saved?: Subscription[] | null) {
+  // A check just created without subscriptions has none to look up.
+  if (saved !== undefined && !saved?.length) return toApi(row, pingBase, NONE);
   return toApi(row, pingBase, (await alertingOf(store, [row.id])).get(row.id));
 }
 

@@ -93,12 +93,15 @@ export class Scheduler {
     await this.write();
   }
 
-  /** Called after a check (or its group) is created or updated. */
-  async upsert(stored: CheckRow): Promise<void> {
+  /**
+   * Called after a check (or its group) is created or updated. slugs: the account's private
+   * locations (PrivateLocationRepository.slugIndex), when the caller has just read them.
+   */
+  async upsert(stored: CheckRow, slugs?: Map<string, string>): Promise<void> {
     const row = this.effective(stored);
     const old = this.byId.get(row.id);
     if (!row.activated || row.check_type === 'HEARTBEAT') return this.remove(row.id, false);
-    const s = this.plan(row, await this.store.privateLocations.slugIndex(row.account_id));
+    const s = this.plan(row, slugs ?? (await this.slugsFor(row)));
     if (old && old.period === s.period && old.phase === s.phase) s.nextDue = old.nextDue;
     this.track(s);
     this.arm();
@@ -124,7 +127,11 @@ export class Scheduler {
 
   /** Where a check runs: one target per location and private location. `row`: as it runs. */
   async targetsFor(row: CheckRow): Promise<Target[]> {
-    return this.plan(row, await this.store.privateLocations.slugIndex(row.account_id)).targets;
+    return this.plan(row, await this.slugsFor(row)).targets;
+  }
+
+  private async slugsFor(row: CheckRow): Promise<Map<string, string>> {
+    return row.config.privateLocations?.length ? this.store.privateLocations.slugIndex(row.account_id) : new Map();
   }
 
   private plan(row: CheckRow, slugs: Map<string, string>): Scheduled {

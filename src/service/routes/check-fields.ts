@@ -155,7 +155,10 @@ export function mergeCheckConfig(stored: CheckConfig, body: CheckBody, known: Re
   return next;
 }
 
-/** Cross-field rules and references to other resources; throws a 400 naming the field. */
+/**
+ * Cross-field rules and references to other resources; throws a 400 naming the field. Returns
+ * the account's private locations (slugIndex) when it read them, for the scheduler.
+ */
 export async function assertValidCheck(
   refs: {
     store: { privateLocations: PrivateLocationRepository; statusPageServices: Pick<StatusPageServiceRepository, 'get'> };
@@ -163,7 +166,7 @@ export async function assertValidCheck(
   },
   accountId: string,
   cfg: CheckConfig,
-): Promise<void> {
+): Promise<Map<string, string> | null> {
   const v = checkRuleViolation(cfg);
   if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
   if (cfg.groupId !== null && cfg.groupId !== undefined && !refs.groups.get(accountId, cfg.groupId))
@@ -174,18 +177,18 @@ export async function assertValidCheck(
       field: 'triggerIncident.serviceId',
       rule: 'exists',
     });
-  await assertPrivateLocations(refs.store.privateLocations, accountId, cfg.privateLocations);
+  return assertPrivateLocations(refs.store.privateLocations, accountId, cfg.privateLocations);
 }
 
 /** Refuses (400) slugs that name no private location of the account. */
 export async function assertPrivateLocations(
-  privateLocations: Pick<PrivateLocationRepository, 'knownSlugs'>,
+  privateLocations: Pick<PrivateLocationRepository, 'slugIndex'>,
   accountId: string,
   slugs: string[] | null,
-): Promise<void> {
-  if (!slugs?.length) return;
-  const known = await privateLocations.knownSlugs(accountId, slugs);
-  const missing = slugs.filter((s) => !known.has(s));
+): Promise<Map<string, string> | null> {
+  if (!slugs?.length) return null;
+  const index = await privateLocations.slugIndex(accountId);
+  const missing = slugs.filter((s) => !index.has(`${accountId}/${s}`));
   if (missing.length)
     throw new ApiError(
       400,
@@ -196,4 +199,5 @@ export async function assertPrivateLocations(
         missing,
       },
     );
+  return index;
 }

@@ -94,7 +94,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
         checkRuntime(deps, cfg, null);
         keepSecrets(cfg, null);
         checkRules(deps, cfg, req.accountId);
-        await assertValidCheck(deps, req.accountId, cfg);
+        const slugs = await assertValidCheck(deps, req.accountId, cfg);
         const subs = await subscriptionsToSave(
           deps.store,
           req.accountId,
@@ -105,8 +105,8 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
           },
         );
         const row = await insertCheck(deps.store, { accountId: req.accountId, checkType, config: cfg }, subs);
-        await deps.scheduler.upsert(row);
-        return reply.code(201).send(await showCheck(deps.store, row));
+        await deps.scheduler.upsert(row, slugs ?? undefined);
+        return reply.code(201).send(await showCheck(deps.store, row, undefined, subs));
       },
     );
 
@@ -124,13 +124,13 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
       checkRuntime(deps, cfg, stored.config);
       keepSecrets(cfg, stored.config);
       checkRules(deps, cfg, req.accountId);
-      await assertValidCheck(deps, req.accountId, cfg);
+      const slugs = await assertValidCheck(deps, req.accountId, cfg);
       const subs = await subscriptionsToSave(deps.store, req.accountId, req.body.alertChannelSubscriptions as Subscription[] | undefined, {
         create: false,
         autoAssign: false,
       });
       const row = await updateCheck(deps.store, stored.id, req.accountId, cfg, subs);
-      await deps.scheduler.upsert(row);
+      await deps.scheduler.upsert(row, slugs ?? undefined);
       return showCheck(deps.store, row);
     });
   };
