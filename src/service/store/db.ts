@@ -176,7 +176,8 @@ async function openSqlite(dataDir: string): Promise<Database> {
       commit();
     } catch (err) {
       if (conn.inTransaction) rollback();
-      for (const [w] of done) w.reject(err);
+      // Every write of the batch, whether it ran or not (rejecting a settled one does nothing).
+      for (const w of batch) w.reject(err);
       return;
     }
     durable().then(
