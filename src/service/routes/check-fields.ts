@@ -166,7 +166,7 @@ export async function assertValidCheck(
   },
   accountId: string,
   cfg: CheckConfig,
-): Promise<Map<string, string> | null> {
+): Promise<Map<string, string> | undefined> {
   const v = checkRuleViolation(cfg);
   if (v) throw new ApiError(400, v.message, { field: v.field, rule: v.rule });
   if (cfg.groupId !== null && cfg.groupId !== undefined && !refs.groups.get(accountId, cfg.groupId))
@@ -185,8 +185,8 @@ export async function assertPrivateLocations(
   privateLocations: Pick<PrivateLocationRepository, 'slugIndex'>,
   accountId: string,
   slugs: string[] | null,
-): Promise<Map<string, string> | null> {
-  if (!slugs?.length) return null;
+): Promise<Map<string, string> | undefined> {
+  if (!slugs?.length) return undefined;
   const index = await privateLocations.slugIndex(accountId);
   const missing = slugs.filter((s) => !index.has(`${accountId}/${s}`));
   if (missing.length)

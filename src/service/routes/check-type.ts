@@ -105,7 +105,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
           },
         );
         const row = await insertCheck(deps.store, { accountId: req.accountId, checkType, config: cfg }, subs);
-        await deps.scheduler.upsert(row, slugs ?? undefined);
+        await deps.scheduler.upsert(row, slugs);
         return reply.code(201).send(await showCheck(deps.store, row, undefined, subs));
       },
     );
@@ -130,7 +130,7 @@ export function checkTypeRoutes(checkType: DeclaredCheckType): FastifyPluginAsyn
         autoAssign: false,
       });
       const row = await updateCheck(deps.store, stored.id, req.accountId, cfg, subs);
-      await deps.scheduler.upsert(row, slugs ?? undefined);
+      await deps.scheduler.upsert(row, slugs);
       return showCheck(deps.store, row);
     });
   };

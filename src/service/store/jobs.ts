@@ -1,6 +1,6 @@
 // Job rows (due runs waiting for, or leased by, an agent), runs dropped unclaimed, and how far
-// the scheduler has dispatched. The job queue keeps the live state in memory; these rows are what a
-// restart reloads it from.
+// the scheduler has dispatched. The job queue keeps the live state in memory; these rows are
+// what a restart reloads it from.
 
 import type { CheckRow } from './checks.js';
 import type { RunSequence } from '../../domain/run.js';
