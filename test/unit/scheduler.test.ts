@@ -52,6 +52,66 @@ describe('scheduler', () => {
     expect((await fx.store.jobs.load()).map((j) => j.job_id).sort()).toEqual([`${due}:c1:eu-west-1`, `${due}:c1:us-east-1`]);
   });
 
+  it('writes how far it has dispatched at most every 8 s while agents report every run in time', async () => {
+    fx = await queueFixture();
+    const s = scheduler();
+    await s.start();
+    // Due at 0 s and 6 s past each minute.
+    const a = await fx.check('a', { frequency: 1, frequencyOffset: 1 });
+    const b = await fx.check('b', { frequency: 1, frequencyOffset: 2 });
+    // Past b's time this minute: the next runs are a's, then b's 6 s later.
+    fx.clock.advance(7000);
+    const d = nextDue(fx.clock.now(), periodMs(a.config), 0);
+    await s.upsert(a);
+    await s.upsert(b);
+    const written = async () => {
+      await fx.queue.after(async () => {});
+      return fx.store.jobs.dispatchedThrough();
+    };
+    const runAndReport = async (tick: number) => {
+      fx.clock.set(tick);
+      const jobs = (await awaitJobs(fx.queue, ['dc:us-east-1'])) as Job[];
+      await fx.queue.complete(
+        jobs.map((j) => resultOf(j, tick)),
+        ['dc:us-east-1'],
+      );
+      return jobs;
+    };
+    expect(await runAndReport(d - 1000)).toMatchObject([{ checkId: 'a', dueAt: d }]);
+    fx.clock.set(d);
+    expect(await written()).toBe(d);
+    expect(await runAndReport(d + 5000)).toMatchObject([{ checkId: 'b', dueAt: d + 6000 }]);
+    fx.clock.set(d + 6000);
+    // Both runs are in: nothing needs a row, and the time waits.
+    expect(await written()).toBe(d);
+    expect(await fx.store.jobs.load()).toEqual([]);
+    fx.clock.set(d + 8000);
+    expect(await written()).toBe(d + 6000);
+  });
+
+  it('writes a run not reported by the next tick at once, with how far it has dispatched', async () => {
+    fx = await queueFixture();
+    const s = scheduler();
+    await s.start();
+    const a = await fx.check('a', { frequency: 1, frequencyOffset: 1 });
+    const b = await fx.check('b', { frequency: 1, frequencyOffset: 2 });
+    // Past b's time this minute: the next runs are a's, then b's 6 s later.
+    fx.clock.advance(7000);
+    const d = nextDue(fx.clock.now(), periodMs(a.config), 0);
+    await s.upsert(a);
+    await s.upsert(b);
+    fx.clock.set(d - 1000);
+    await awaitJobs(fx.queue, ['dc:us-east-1']);
+    fx.clock.set(d);
+    await fx.queue.after(async () => {});
+    fx.clock.set(d + 5000);
+    await awaitJobs(fx.queue, ['dc:us-east-1']);
+    fx.clock.set(d + 6000);
+    await fx.queue.after(async () => {});
+    expect(await fx.store.jobs.dispatchedThrough()).toBe(d + 6000);
+    expect((await fx.store.jobs.load()).map((j) => j.job_id).sort()).toEqual([`${d}:a:us-east-1`, `${d + 6000}:b:us-east-1`]);
+  });
+
   it('hands a run out at the tick before it is due, so an agent can start it on time', async () => {
     fx = await queueFixture();
     const s = scheduler();
