@@ -5,6 +5,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { timingSafeEqual, randomUUID } from 'node:crypto';
 import { TooLarge } from '../artifacts/store.js';
 import { discard } from '../../stream-memory.js';
+import { leaseAnswerJson } from '../job-json.js';
 import { LOCATIONS, ARTIFACT_MAX_BYTES } from '../../domain/limits.js';
 import { ApiError, countingFailures, tooManyRequests } from '../errors.js';
 import { hashKey } from '../secrets.js';
@@ -204,7 +205,7 @@ const plugin: FastifyPluginAsync<Deps> = async (app, deps) => {
       // API checks from a private location go out through its proxy, when it has one.
       const out = c.proxyUrl ? jobs.map((j) => (j.checkType === 'API' ? { ...j, proxyUrl: c.proxyUrl } : j)) : jobs;
       // `now`: the service's clock, for agents that report the skew.
-      return accepted ? { jobs: out, accepted, now: Date.now() } : { jobs: out, now: Date.now() };
+      return reply.type('application/json; charset=utf-8').send(leaseAnswerJson(out, accepted, Date.now()));
     },
   );
 

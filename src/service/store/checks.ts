@@ -102,7 +102,8 @@ export function runtimeOf(row: CheckRow): string | null {
 }
 
 /** One due run of a check in one location. The id makes the run unique, so it cannot be queued twice. */
-export function jobFor(row: CheckRow, dueAt: number, location: string, sessionId?: string): Job {
+/** check: the row's jobCheck, when the caller keeps one for every run of the row. */
+export function jobFor(row: CheckRow, dueAt: number, location: string, sessionId?: string, check = jobCheck(row)): Job {
   return {
     id: jobId(row.id, dueAt, location, sessionId),
     ...(sessionId ? { sessionId } : {}),
@@ -111,7 +112,7 @@ export function jobFor(row: CheckRow, dueAt: number, location: string, sessionId
     location,
     dueAt,
     timeoutMs: jobTimeoutMs(row),
-    check: jobCheck(row),
+    check,
     runtimeId: runtimeOf(row),
   };
 }
