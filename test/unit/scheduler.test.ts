@@ -27,6 +27,20 @@ function awaitJobs(queue: JobQueue, queueKeys: string[]) {
   return queue.lease({ agentId: 'agent', queueKeys, keyId: null }, 10, 10_000, new AbortController().signal);
 }
 
+/** Checks a and b, due at 0 s and 6 s past each minute; returns a's next due time (b's follows 6 s later). */
+async function twoChecksSixSecondsApart(): Promise<number> {
+  fx = await queueFixture();
+  const s = scheduler();
+  await s.start();
+  const a = await fx.check('a', { frequency: 1, frequencyOffset: 1 });
+  const b = await fx.check('b', { frequency: 1, frequencyOffset: 2 });
+  // Past b's time this minute: the next runs are a's, then b's.
+  fx.clock.advance(7000);
+  await s.upsert(a);
+  await s.upsert(b);
+  return nextDue(fx.clock.now(), periodMs(a.config), 0);
+}
+
 describe('scheduler', () => {
   it('queues a run at its due time in every location, and writes the next due time with it', async () => {
     fx = await queueFixture();
@@ -53,17 +67,7 @@ describe('scheduler', () => {
   });
 
   it('writes how far it has dispatched at most every 8 s while agents report every run in time', async () => {
-    fx = await queueFixture();
-    const s = scheduler();
-    await s.start();
-    // Due at 0 s and 6 s past each minute.
-    const a = await fx.check('a', { frequency: 1, frequencyOffset: 1 });
-    const b = await fx.check('b', { frequency: 1, frequencyOffset: 2 });
-    // Past b's time this minute: the next runs are a's, then b's 6 s later.
-    fx.clock.advance(7000);
-    const d = nextDue(fx.clock.now(), periodMs(a.config), 0);
-    await s.upsert(a);
-    await s.upsert(b);
+    const d = await twoChecksSixSecondsApart();
     const written = async () => {
       await fx.queue.after(async () => {});
       return fx.store.jobs.dispatchedThrough();
@@ -90,16 +94,7 @@ describe('scheduler', () => {
   });
 
   it('writes a run not reported by the next tick at once, with how far it has dispatched', async () => {
-    fx = await queueFixture();
-    const s = scheduler();
-    await s.start();
-    const a = await fx.check('a', { frequency: 1, frequencyOffset: 1 });
-    const b = await fx.check('b', { frequency: 1, frequencyOffset: 2 });
-    // Past b's time this minute: the next runs are a's, then b's 6 s later.
-    fx.clock.advance(7000);
-    const d = nextDue(fx.clock.now(), periodMs(a.config), 0);
-    await s.upsert(a);
-    await s.upsert(b);
+    const d = await twoChecksSixSecondsApart();
     fx.clock.set(d - 1000);
     await awaitJobs(fx.queue, ['dc:us-east-1']);
     fx.clock.set(d);
