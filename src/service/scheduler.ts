@@ -237,8 +237,8 @@ export class Scheduler {
   /**
    * Makes the runs dispatched since the last write durable, in one transaction. When every one
    * of them is done, only the dispatched-through time is left to write, and it waits up to
-   * MARK_EVERY_MS: at steady rates agents report a tick's runs before the next tick, and a
-   * commit of that time alone every tick was a sixth of the service's CPU at 10 checks/s.
+   * MARK_EVERY_MS: at steady rates agents report a tick's runs before the next tick, and that
+   * time alone cost a commit and a log sync every tick.
    * Should the service die meanwhile, the latest of those runs is made again after the
    * restart and its result refused by job id; none is lost.
    */
