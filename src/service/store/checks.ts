@@ -101,8 +101,10 @@ export function runtimeOf(row: CheckRow): string | null {
   return row.config.runtimeId ?? DEFAULT_RUNTIME_ID;
 }
 
-/** One due run of a check in one location. The id makes the run unique, so it cannot be queued twice. */
-/** check: the row's jobCheck, when the caller keeps one for every run of the row. */
+/**
+ * One due run of a check in one location. The id makes the run unique, so it cannot be queued
+ * twice. check: the row's jobCheck, when the caller keeps one for every run of the row.
+ */
 export function jobFor(row: CheckRow, dueAt: number, location: string, sessionId?: string, check = jobCheck(row)): Job {
   return {
     id: jobId(row.id, dueAt, location, sessionId),
