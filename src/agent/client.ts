@@ -1,11 +1,10 @@
-// The agent's side of the job protocol (docs/agent-protocol.md), over undici.
-// HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply to this connection; NODE_EXTRA_CA_CERTS is read by
-// Node itself at start.
+// The agent's side of the job protocol (docs/agent-protocol.md), over Node's own HTTP client.
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY apply to this connection (through undici's proxy agent,
+// loaded only when a proxy is set); NODE_EXTRA_CA_CERTS is read by Node itself at start.
 
-import type { Dispatcher } from 'undici';
-import { EnvHttpProxyAgent, requestOn } from '../undici-lite.js';
 import fs from 'node:fs';
-import { Transform, pipeline } from 'node:stream';
+import type { Agent as HttpAgent } from 'node:http';
+import { Readable, Transform, pipeline } from 'node:stream';
 import { releaseEvery } from '../stream-memory.js';
 import type { Job, RunResult } from '../domain/run.js';
 import type { ArtifactLink } from '../checks/types.js';
@@ -26,22 +25,91 @@ export interface Registration {
   location: { privateLocationId?: string; slugName?: string; dataCenters?: string[] };
 }
 
+interface Answer {
+  statusCode: number;
+  text: string;
+}
+
+/** One POST to the service and its whole answer; stallMs: how long the connection may be silent. */
+interface Exchange {
+  post(url: URL, headers: Record<string, string>, body: string | Readable, signal?: AbortSignal, stallMs?: number): Promise<Answer>;
+  close(): Promise<void>;
+}
+
 /**
- * How long any protocol request may take in all. One native timer per request: undici's own
- * header and body timeouts tick every half second while a request is open, and a lease is
- * open (long-polling) nearly all the time, so they would wake an idle agent twice a second.
+ * The proxy the environment names for the service's URL, the way undici's EnvHttpProxyAgent
+ * reads it (NO_PROXY is left to that agent).
+ */
+function proxyFor(url: URL, env: NodeJS.ProcessEnv): string | undefined {
+  const http = env.http_proxy ?? env.HTTP_PROXY;
+  return url.protocol === 'https:' ? (env.https_proxy ?? env.HTTPS_PROXY ?? http) : http;
+}
+
+/**
+ * Node's http or https module with a keep-alive agent. undici's parser is WebAssembly: compiling
+ * and keeping it cost an idle agent about 3 MB of resident memory, Node's built-in parser none.
+ */
+async function nodeExchange(url: URL): Promise<Exchange> {
+  const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const agent: HttpAgent = new mod.Agent({ keepAlive: true, maxSockets: 8 });
+  return {
+    post: (target, headers, body, signal, stallMs) =>
+      new Promise<Answer>((resolve, reject) => {
+        const req = mod.request(target, { method: 'POST', agent, headers, signal, timeout: stallMs });
+        req.on('timeout', () => req.destroy(new ProtocolError(0, `the service went silent for ${(stallMs ?? 0) / 1000} s`)));
+        // An abort rejects with the signal's reason, as the caller gave it.
+        req.on('error', (err) => reject(signal?.aborted ? signal.reason : err));
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, text }));
+          res.on('error', reject);
+        });
+        if (typeof body === 'string') req.end(body);
+        else pipeline(body, req, () => {}); // an error surfaces on req
+      }),
+    close: async () => agent.destroy(),
+  };
+}
+
+async function proxiedExchange(): Promise<Exchange> {
+  const { EnvHttpProxyAgent, requestOn } = await import('../undici-lite.js');
+  const dispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0, connections: 8 });
+  return {
+    async post(target, headers, body, signal, stallMs) {
+      const res = await requestOn(dispatcher, {
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: 'POST',
+        headers,
+        body,
+        signal,
+        ...(stallMs ? { headersTimeout: stallMs, bodyTimeout: stallMs } : {}),
+      });
+      return { statusCode: res.statusCode, text: await res.body.text() };
+    },
+    close: () => dispatcher.close(),
+  };
+}
+
+/**
+ * How long any protocol request may take in all. One timer per request, not the connection's
+ * stall timeouts: undici's tick every half second while a request is open, and a lease is open
+ * (long-polling) nearly all the time, so they would wake an idle agent twice a second.
  */
 const REQUEST_DEADLINE_MS = 180_000;
 
 export class ServiceClient {
-  private dispatcher: Dispatcher;
+  private exchange: Promise<Exchange>;
 
   constructor(
     private baseUrl: string,
     private key: string,
     private agentId: string,
   ) {
-    this.dispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0, connections: 8 });
+    const url = new URL(baseUrl);
+    this.exchange = proxyFor(url, process.env) ? proxiedExchange() : nodeExchange(url);
   }
 
   register(info: { version: string; profile: string; runtimes: string[]; concurrency: number }): Promise<Registration> {
@@ -66,17 +134,13 @@ export class ServiceClient {
     const size = (await fs.promises.stat(file)).size;
     const release = releaseEvery();
     const q = new URLSearchParams({ agentId: this.agentId, jobId, name, type: contentType });
-    const url = new URL(`${this.baseUrl}/agent/v1/artifacts?${q}`);
-    const res = await requestOn(this.dispatcher, {
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
-      // Uploads are rare and may be long: a stall, not the total, is what ends one.
-      headersTimeout: REQUEST_DEADLINE_MS,
-      bodyTimeout: REQUEST_DEADLINE_MS,
+    const res = await (
+      await this.exchange
+    ).post(
+      new URL(`${this.baseUrl}/agent/v1/artifacts?${q}`),
+      { authorization: `Bearer ${this.key}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
       // pipeline(), so the file is closed however the request ends.
-      body: pipeline(
+      pipeline(
         fs.createReadStream(file),
         new Transform({
           transform(chunk: Buffer, _e, done) {
@@ -86,11 +150,13 @@ export class ServiceClient {
         }),
         () => {},
       ),
-    });
-    const text = await res.body.text();
+      undefined,
+      // Uploads are rare and may be long: a stall, not the total, is what ends one.
+      REQUEST_DEADLINE_MS,
+    );
     if (res.statusCode === 413) return { error: `artifact too large (${size} bytes; the service takes at most 150 MB)` };
-    if (res.statusCode >= 300) return { error: `upload refused (${res.statusCode}): ${text.slice(0, 200)}` };
-    return JSON.parse(text) as ArtifactLink;
+    if (res.statusCode >= 300) return { error: `upload refused (${res.statusCode}): ${res.text.slice(0, 200)}` };
+    return JSON.parse(res.text) as ArtifactLink;
   }
 
   async deliver(results: RunResult[]): Promise<string[]> {
@@ -105,12 +171,12 @@ export class ServiceClient {
     await this.post('/agent/v1/events', { agentId: this.agentId, events }, AbortSignal.timeout(5000));
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.close();
+  async close(): Promise<void> {
+    await (await this.exchange).close();
   }
 
   private async post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const url = new URL(this.baseUrl + path);
+    const exchange = await this.exchange;
     const deadline = new AbortController();
     const timer = setTimeout(
       () => deadline.abort(new ProtocolError(0, `no answer from the service within ${REQUEST_DEADLINE_MS / 1000} s`)),
@@ -119,32 +185,30 @@ export class ServiceClient {
     const cancel = () => deadline.abort(signal!.reason);
     signal?.addEventListener('abort', cancel, { once: true });
     try {
-      const res = await requestOn(this.dispatcher, {
-        origin: url.origin,
-        path: url.pathname,
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: signal?.aborted ? signal : deadline.signal,
-      });
-      return await this.answer<T>(res);
+      const text = JSON.stringify(body);
+      const res = await exchange.post(
+        new URL(this.baseUrl + path),
+        { authorization: `Bearer ${this.key}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) },
+        text,
+        signal?.aborted ? signal : deadline.signal,
+      );
+      return answer<T>(res);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
     }
   }
+}
 
-  private async answer<T>(res: Dispatcher.ResponseData): Promise<T> {
-    const text = await res.body.text();
-    if (res.statusCode >= 300) {
-      let message = text.slice(0, 300);
-      try {
-        message = JSON.parse(text).message ?? message;
-      } catch {
-        /* not JSON */
-      }
-      throw new ProtocolError(res.statusCode, message);
+function answer<T>(res: Answer): T {
+  if (res.statusCode >= 300) {
+    let message = res.text.slice(0, 300);
+    try {
+      message = JSON.parse(res.text).message ?? message;
+    } catch {
+      /* not JSON */
     }
-    return JSON.parse(text) as T;
+    throw new ProtocolError(res.statusCode, message);
   }
+  return JSON.parse(res.text) as T;
 }
