@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it, expect, afterEach } from 'vitest';
 import { startService, startAgent, createPrivateLocation, eventually, type Service, type AgentProc } from '../helpers/procs.js';
 import { tcpServer, closedPort, type TcpTarget } from '../helpers/servers.js';
-import { httpServer } from '../helpers/http-servers.js';
+import { httpServer, tlsFront } from '../helpers/http-servers.js';
 import { dnsServer } from '../helpers/dns-server.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -512,6 +512,20 @@ describe("the agent's own connection", () => {
     cleanup.push(() => around.proc.kill('SIGKILL'));
     await around.proc.waitLog((l) => l.msg === 'registered with the service');
     expect(proxy.seen.length).toBe(before);
+  });
+
+  it('reaches a service behind TLS, trusting the certificate given in NODE_EXTRA_CA_CERTS', async () => {
+    const svc = await startService();
+    cleanup.push(() => svc.proc.kill('SIGKILL'));
+    const front = await tlsFront(svc.baseUrl);
+    cleanup.push(() => front.close());
+    const pl = await createPrivateLocation(svc);
+    const agent = await startAgent(svc, pl.key, { OUTPOST_URL: front.url, NODE_EXTRA_CA_CERTS: front.caFile });
+    cleanup.push(() => agent.proc.kill('SIGKILL'));
+    const echo = await target({});
+    const checkId = await createCheck(svc, pl.slugName, { hostname: '127.0.0.1', port: echo.port });
+    expect((await firstResult(svc, checkId)).hasFailures).toBe(false);
+    expect(front.forwarded).toEqual(expect.arrayContaining(['/agent/v1/register', '/agent/v1/jobs/lease']));
   });
 });
 

@@ -109,6 +109,35 @@ export async function httpsServer(): Promise<HttpTarget> {
   return { url: `https://127.0.0.1:${port}`, seen, close: () => closeAll(server) };
 }
 
+export interface TlsFront {
+  url: string;
+  /** The front's self-signed certificate, for NODE_EXTRA_CA_CERTS. */
+  caFile: string;
+  /** Requests it forwarded, by path. */
+  forwarded: string[];
+  close(): Promise<void>;
+}
+
+/** HTTPS in front of a plain-HTTP origin, as a TLS-terminating reverse proxy would put it. */
+export async function tlsFront(origin: string): Promise<TlsFront> {
+  const pem = selfSigned();
+  const caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-ca-')), 'ca.pem');
+  fs.writeFileSync(caFile, pem.cert);
+  const forwarded: string[] = [];
+  const server = https.createServer(pem, (req, res) => {
+    forwarded.push(new URL(req.url!, origin).pathname);
+    const up = http.request(new URL(req.url!, origin), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return { url: `https://127.0.0.1:${port}`, caFile, forwarded, close: () => closeAll(server) };
+}
+
 function closeAll(server: http.Server): Promise<void> {
   return new Promise((r) => {
     server.closeAllConnections();
