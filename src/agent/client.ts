@@ -134,9 +134,8 @@ export class ServiceClient {
     const size = (await fs.promises.stat(file)).size;
     const release = releaseEvery();
     const q = new URLSearchParams({ agentId: this.agentId, jobId, name, type: contentType });
-    const res = await (
-      await this.exchange
-    ).post(
+    const exchange = await this.exchange;
+    const res = await exchange.post(
       new URL(`${this.baseUrl}/agent/v1/artifacts?${q}`),
       { authorization: `Bearer ${this.key}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
       // pipeline(), so the file is closed however the request ends.
