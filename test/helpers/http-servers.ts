@@ -121,7 +121,8 @@ export interface TlsFront {
 /** HTTPS in front of a plain-HTTP origin, as a TLS-terminating reverse proxy would put it. */
 export async function tlsFront(origin: string): Promise<TlsFront> {
   const pem = selfSigned();
-  const caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-ca-')), 'ca.pem');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outpost-ca-'));
+  const caFile = path.join(dir, 'ca.pem');
   fs.writeFileSync(caFile, pem.cert);
   const forwarded: string[] = [];
   const server = https.createServer(pem, (req, res) => {
@@ -135,7 +136,15 @@ export async function tlsFront(origin: string): Promise<TlsFront> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return { url: `https://127.0.0.1:${port}`, caFile, forwarded, close: () => closeAll(server) };
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caFile,
+    forwarded,
+    async close() {
+      await closeAll(server);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 function closeAll(server: http.Server): Promise<void> {
