@@ -328,13 +328,20 @@ export class JobQueue {
     return q && q.leasedBy === agentId && !q.done ? q : null;
   }
 
-  /** Keeps the leases of jobs an agent reports as still running. */
+  /**
+   * Keeps the leases of jobs an agent reports as still running. Agents report them with every
+   * lease, many times a second in a backlog, and call at least every third of a lease: a lease
+   * is renewed once a third of it has passed, not written again at each call, and a third of it
+   * is still left when the renewal comes.
+   */
   extend(agentId: string, jobIds: string[]): void {
-    const until = this.clock.now() + this.leaseMs;
+    const now = this.clock.now();
+    const until = now + this.leaseMs;
+    const renewBefore = now + (this.leaseMs * 2) / 3;
     const extended: string[] = [];
     for (const id of jobIds) {
       const q = this.byId.get(id);
-      if (q && q.leasedBy === agentId) {
+      if (q && q.leasedBy === agentId && q.leaseExpiresAt <= renewBefore) {
         q.leaseExpiresAt = until;
         extended.push(id);
       }

@@ -74,6 +74,32 @@ describe('job queue', () => {
     expect(await counter(fx.metrics, 'outpost_jobs_redispatched_total')).toBe(1);
   });
 
+  it('keeps the lease of a job its agent reports every third of a lease, and a restart finds it renewed', async () => {
+    fx = await queueFixture();
+    const c = await fx.check('c1');
+    const q = fx.queued(c, fx.clock.now(), 'us-east-1');
+    await fx.queue.addUrgent([q]);
+    await leaseNow(fx.queue, 'agent-1', ['dc:us-east-1']);
+    const leasedUntil = q.leaseExpiresAt;
+    // A report right after the lease renews nothing: the lease is as it was.
+    fx.clock.advance(1000);
+    fx.queue.extend('agent-1', [q.job.id]);
+    expect(q.leaseExpiresAt).toBe(leasedUntil);
+    // Reported a little less often than every third of a lease, for five leases' time.
+    for (let i = 0; i < 15; i++) {
+      fx.clock.advance(LEASE_MS / 3 + 100);
+      fx.queue.extend('agent-1', [q.job.id]);
+      await fx.queue.sweep();
+      expect(fx.queue.leased(q.job.id, 'agent-1')).not.toBeNull();
+    }
+    expect(q.leaseExpiresAt).toBeGreaterThan(leasedUntil);
+    // What a restart finds is the renewed lease.
+    expect(await counter(fx.metrics, 'outpost_jobs_redispatched_total')).toBe(0);
+    await fx.queue.stop();
+    const after = await fx.reopen();
+    expect(after.leased(q.job.id, 'agent-1')?.leaseExpiresAt).toBe(q.leaseExpiresAt);
+  });
+
   it('drops a run no agent takes within the pick-up window, and forgets it for good', async () => {
     fx = await queueFixture();
     const c = await fx.check('c1');
