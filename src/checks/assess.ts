@@ -3,18 +3,15 @@
 // that runs past LOOKUP_TIME_LIMIT_MS ends the worker (a backtracking regex cannot be interrupted
 // any other way) and fails the assertion it was on. Everything else is judged in this thread.
 import { Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
-import fs from 'node:fs';
 import { judge, type Actual, type Assertion, type AssertionOutcome } from '../domain/assertions.js';
 import { RunError } from './errors.js';
+import { workerScript } from '../worker-script.js';
 
 export const LOOKUP_TIME_LIMIT_MS = 1000;
 /** A worker left idle this long is ended; the next lookup starts another (~30 ms). */
 const IDLE_MS = 60_000;
 
-// Beside this file once built; from TypeScript source (the unit tests), the built one in dist/.
-const beside = fileURLToPath(new URL('./lookup-worker.js', import.meta.url));
-const WORKER = fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/checks/lookup-worker.js', import.meta.url));
+const WORKER = workerScript(import.meta.url, './lookup-worker.js');
 
 /** A value to look into by JSONPath; runners return it where an assertion reads a document. */
 export class InDocument {

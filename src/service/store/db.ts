@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS, sqliteDdl } from './migrations.js';
+import { CHECKPOINT_PAGES, WalCheckpoints } from './wal-checkpoints.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -86,13 +87,15 @@ async function openSqlite(dataDir: string): Promise<Database> {
   // from the thread pool instead (`durable` below), and nobody hears of a write before that.
   conn.pragma('journal_mode = WAL');
   conn.pragma('synchronous = NORMAL');
-  // Checkpoint every 10,000 log pages (40 MB) rather than SQLite's 1,000: a page written again
-  // before the checkpoint is copied into the database once, and the store bench writes a
-  // quarter fewer bytes per result.
-  conn.pragma('wal_autocheckpoint = 10000');
+  // Checkpoints run on a thread of their own (wal-checkpoints.ts), not inside a commit here.
+  conn.pragma('wal_autocheckpoint = 0');
   conn.pragma('foreign_keys = ON');
   conn.pragma('busy_timeout = 5000');
   const durable = walSyncer(path.join(dataDir, `${EMBEDDED_FILE}-wal`));
+  const checkpoints = new WalCheckpoints(path.join(dataDir, EMBEDDED_FILE), (err) => {
+    conn.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+    process.emitWarning(`checkpoints of the embedded store run inside commits again: ${err.message}`);
+  });
   const control = (sql: string) => {
     const stmt = conn.prepare(sql);
     return () => void stmt.run();
@@ -174,6 +177,7 @@ async function openSqlite(dataDir: string): Promise<Database> {
         }
       }
       commit();
+      checkpoints.afterCommit();
     } catch (err) {
       if (conn.inTransaction) rollback();
       // Every write of the batch, whether it ran or not (rejecting a settled one does nothing).
@@ -191,8 +195,14 @@ async function openSqlite(dataDir: string): Promise<Database> {
   };
   // While the log syncs, writes wait and are committed just before the next sync begins: they
   // could not be acknowledged any sooner, and one commit of many writes costs less than several.
+  // While a checkpoint copies the log, writes wait too (the event loop does not): one committed
+  // meanwhile would keep the checkpoint from reaching the log's end, and SQLite starts the log
+  // over only from there, so under steady writes it would grow without end.
+  /** What a write must wait for: an open transaction or a running checkpoint; null when nothing. */
+  const blocker = (): Promise<void> | null => open ?? (checkpoints.busy ? checkpoints.settled() : null);
   const flushWhenFree = () => {
-    if (open) void open.then(flushWhenFree);
+    const b = blocker();
+    if (b) void b.then(flushWhenFree);
     else flushWrites();
   };
   const scheduleFlush = () =>
@@ -210,9 +220,11 @@ async function openSqlite(dataDir: string): Promise<Database> {
     });
   };
   const tx = async <T>(fn: (q: Sql) => Promise<T>): Promise<T> => {
-    while (open) await open;
-    // Writes queued before this transaction commit before it.
+    // Checked again after every wait, in the same turn as what follows it.
+    for (let b = blocker(); b; b = blocker()) await b;
+    // Writes queued before this transaction commit before it (their commit may begin a checkpoint).
     flushWrites();
+    for (let b = blocker(); b; b = blocker()) await b;
     let unblock!: () => void;
     open = new Promise((r) => (unblock = r));
     let out: T;
@@ -221,6 +233,7 @@ async function openSqlite(dataDir: string): Promise<Database> {
       try {
         out = await fn(inTx);
         commit();
+        checkpoints.afterCommit();
         end(true);
       } catch (err) {
         if (conn.inTransaction) rollback();
@@ -242,9 +255,10 @@ async function openSqlite(dataDir: string): Promise<Database> {
     tx,
     afterTx: (done) => done(true),
     async close() {
-      while (open) await open;
+      for (let b = blocker(); b; b = blocker()) await b;
       flushWrites();
       await durable.close();
+      await checkpoints.close();
       conn.close();
     },
   };
