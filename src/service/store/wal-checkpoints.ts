@@ -24,6 +24,7 @@ export const CHECKPOINT_PAGES = 10_000;
 // machine's byte order: the log's last valid frame, and how many frames are in the database.
 const MX_FRAME_AT = 16;
 const N_BACKFILL_AT = 96;
+const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 const WORKER = workerScript(import.meta.url, './checkpoint-worker.js');
 
@@ -60,8 +61,7 @@ export class WalCheckpoints {
   uncopied(): number {
     this.shm ??= fs.openSync(`${this.dbFile}-shm`, 'r');
     if (fs.readSync(this.shm, this.header, 0, this.header.length, 0) < this.header.length) return 0;
-    const le = os.endianness() === 'LE';
-    const u32 = (at: number) => (le ? this.header.readUInt32LE(at) : this.header.readUInt32BE(at));
+    const u32 = (at: number) => (LITTLE_ENDIAN ? this.header.readUInt32LE(at) : this.header.readUInt32BE(at));
     return Math.max(0, u32(MX_FRAME_AT) - u32(N_BACKFILL_AT));
   }
 
