@@ -3,8 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * A worker thread's script: beside the module that starts it once built; run from TypeScript
- * source (the unit tests), the built one in dist/.
+ * A worker thread's script, for every module that starts one: beside that module once built; run
+ * from TypeScript source (the unit tests), the built one in dist/.
  */
 export function workerScript(moduleUrl: string, file: string): string {
   const beside = fileURLToPath(new URL(file, moduleUrl));

@@ -1,7 +1,7 @@
 // The built-in agent of `outpost start` runs in a worker thread of its own: whatever a check does
 // to its event loop (a pattern, a parse, a bug), the API and the scheduler keep answering.
 import { Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
+import { workerScript } from '../worker-script.js';
 import type { LogFormat, LogLevel } from '../log.js';
 
 export interface BuiltInAgentOptions {
@@ -25,7 +25,7 @@ export interface BuiltInAgent {
 export async function startBuiltInAgent(opts: BuiltInAgentOptions): Promise<BuiltInAgent> {
   // A worker's standard output is a pipe through this thread: decide 'auto' here, on the terminal.
   const logFormat = opts.logFormat === 'auto' ? (process.stdout.isTTY ? 'pretty' : 'json') : opts.logFormat;
-  const worker = new Worker(fileURLToPath(new URL('./builtin-worker.js', import.meta.url)), {
+  const worker = new Worker(workerScript(import.meta.url, './builtin-worker.js'), {
     workerData: { env: opts.env, spoolDir: opts.spoolDir, logLevel: opts.logLevel, logFormat },
   });
   let fatal!: (reason: string) => void;

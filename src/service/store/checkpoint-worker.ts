@@ -30,8 +30,8 @@ port.on('message', (msg: 'checkpoint' | 'close') => {
   try {
     // Passive: it never waits on a lock. The service holds its writes back meanwhile, so every
     // frame is copied and SQLite starts the log over at the next write.
-    const [r] = conn.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
-    port.postMessage({ log: r.log, checkpointed: r.checkpointed });
+    conn.pragma('wal_checkpoint(PASSIVE)');
+    port.postMessage({});
   } catch (err) {
     port.postMessage({ error: (err as Error).message });
   }

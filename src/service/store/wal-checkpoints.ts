@@ -28,7 +28,8 @@ const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 const WORKER = workerScript(import.meta.url, './checkpoint-worker.js');
 
-type Answer = { log: number; checkpointed: number } | { error: string };
+/** The thread's answer to a checkpoint: done, or why not. */
+type Answer = { error?: string };
 
 export class WalCheckpoints {
   private worker: Worker | null = null;
@@ -96,7 +97,7 @@ export class WalCheckpoints {
     w.postMessage('checkpoint');
     const a = await answer;
     w.unref();
-    if ('error' in a) this.fail(new Error(a.error));
+    if (a.error !== undefined) this.fail(new Error(a.error));
   }
 
   /** Hears the running checkpoint's answer. */
